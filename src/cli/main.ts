@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// The `tessera` command. Each subcommand lives in its own file under ./commands and registers itself
+// here; errors are printed as one clear line unless --verbose is given.
+import { Command } from "commander";
+import { registerCommands } from "./commands/index.js";
+import { reportCliError } from "./report-error.js";
+
+const program = new Command()
+  .name("tessera")
+  .description("Generative programming on local GGUF models")
+  .option("--verbose", "print stack traces and llama.cpp logs")
+  .showHelpAfterError();
+
+registerCommands(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.exitCode = reportCliError(error, program.opts<{ verbose?: boolean }>().verbose === true);
+});
