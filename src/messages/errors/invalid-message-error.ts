@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+const marker = Symbol.for("tessera.error.InvalidMessageError");
+
+/**
+ * A chat message, content chunk or OpenAI payload did not match its schema. `issues` are zod's
+ * issues as data (`code`, `path`, `message`), so callers such as the HTTP server can turn them
+ * into a 400 body without parsing the message text.
+ */
+export class InvalidMessageError extends Error {
+  readonly [marker] = true;
+  readonly what: string;
+  readonly issues: readonly z.core.$ZodIssue[];
+
+  constructor(what: string, error: z.ZodError) {
+    super(
+      `Invalid ${what}:\n${z.prettifyError(error)}\nFix the field(s) at the path(s) shown above and try again.`,
+      { cause: error },
+    );
+    this.name = "InvalidMessageError";
+    this.what = what;
+    this.issues = error.issues;
+  }
+
+  static isInstance(error: unknown): error is InvalidMessageError {
+    return typeof error === "object" && error !== null && marker in error;
+  }
+}
