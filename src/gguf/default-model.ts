@@ -1,0 +1,132 @@
+// Resolves models by file path or preset name, generating presets on first use into the models folder
+// (`<package>/models`, or $TESSERA_MODELS_DIR). A model is written to a temporary file in the same
+// folder and renamed into place, so concurrent first uses (several test workers) never see a partial
+// file; within one process they also share one generation.
+import { existsSync, statSync } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { GgufUnknownPresetError } from "./errors/gguf-unknown-preset-error.js";
+import type { GgufWriteProgress } from "./gguf-writer.js";
+import { writeGgufFile } from "./gguf-writer.js";
+import { synthesizeLlamaModel } from "./llama-synthesizer.js";
+import { isModelPresetName, type ModelPresetName, modelPresetNames, modelPresets } from "./model-presets.js";
+import { type WritableTensorType, writableTensorTypes } from "./tensor-encoding.js";
+import { loadVocabulary } from "./vocabulary.js";
+
+export const defaultModelSeed = 1;
+
+export interface GenerateModelOptions {
+  readonly type?: WritableTensorType;
+  readonly seed?: number;
+  /** Models folder; defaults to `modelsDirectory()`. */
+  readonly dir?: string;
+  readonly onProgress?: (progress: GgufWriteProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** `<package root>/models`, unless $TESSERA_MODELS_DIR says otherwise. */
+export function modelsDirectory(): string {
+  const override = process.env.TESSERA_MODELS_DIR;
+  if (override !== undefined && override !== "") return resolve(override);
+  // src/gguf/ and dist/gguf/ both sit two levels below the package root.
+  return fileURLToPath(new URL("../../models/", import.meta.url));
+}
+
+/** Where the vocabularies extracted from node-llama-cpp's bundle are cached. */
+export function vocabularyCacheDirectory(dir: string): string {
+  return join(dir, ".cache", "vocab");
+}
+
+/** File name of a generated preset, e.g. `tiny-f32.gguf` or `llama-3.2-1b-q4_0-seed7.gguf`. */
+export function presetFileName(preset: ModelPresetName, type: WritableTensorType, seed: number): string {
+  const seedPart = seed === defaultModelSeed ? "" : `-seed${seed}`;
+  return `${preset}-${type.toLowerCase()}${seedPart}.gguf`;
+}
+
+/** Writes the preset to `path` (temporary file + rename), whether or not it already exists. */
+export async function generatePresetModel(
+  preset: ModelPresetName,
+  path: string,
+  options: GenerateModelOptions = {},
+): Promise<GgufWriteProgress> {
+  const definition = modelPresets[preset];
+  const dir = options.dir ?? modelsDirectory();
+  const vocabulary = await loadVocabulary(definition.vocabulary, vocabularyCacheDirectory(dir));
+  const type = options.type ?? definition.defaultType;
+  const seed = options.seed ?? defaultModelSeed;
+  const model = synthesizeLlamaModel({
+    name: `${preset} (synthetic, seed ${seed})`,
+    hyperParameters: definition.hyperParameters,
+    vocabulary,
+    type,
+    seed,
+  });
+  const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    const result = await writeGgufFile(temporary, {
+      ...model,
+      ...(options.onProgress && { onProgress: options.onProgress }),
+      ...(options.signal && { signal: options.signal }),
+    });
+    await rename(temporary, path);
+    return result;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+const pending = new Map<string, Promise<string>>();
+
+async function ensurePreset(preset: ModelPresetName, options: GenerateModelOptions): Promise<string> {
+  const dir = options.dir ?? modelsDirectory();
+  const type = options.type ?? modelPresets[preset].defaultType;
+  const path = join(dir, presetFileName(preset, type, options.seed ?? defaultModelSeed));
+  if (existsSync(path)) return path;
+  let generation = pending.get(path);
+  if (generation === undefined) {
+    generation = (async () => {
+      await mkdir(dir, { recursive: true });
+      await generatePresetModel(preset, path, { ...options, dir, type });
+      return path;
+    })().finally(() => pending.delete(path));
+    pending.set(path, generation);
+  }
+  return generation;
+}
+
+/**
+ * Path of the default model: the `tiny` preset in F32 (`models/tiny-f32.gguf`), generated on first use
+ * (about a second) and reused afterwards.
+ */
+export function resolveDefaultModel(options: { dir?: string } = {}): Promise<string> {
+  return ensurePreset("tiny", { type: "F32", ...(options.dir !== undefined && { dir: options.dir }) });
+}
+
+function parseType(text: string): WritableTensorType | undefined {
+  return writableTensorTypes.find((type) => type.toLowerCase() === text.toLowerCase());
+}
+
+/**
+ * A path to an existing file, or a preset name with an optional type (`tiny`, `llama-3.2-1b:q4_0`),
+ * generated on first use into the models folder.
+ */
+export async function resolveModel(fileOrPreset: string, options: { dir?: string } = {}): Promise<string> {
+  if (existsSync(fileOrPreset) && statSync(fileOrPreset).isFile()) return resolve(fileOrPreset);
+  const [presetName = "", typeText, ...rest] = fileOrPreset.split(":");
+  const fail = (problem: string): never => {
+    throw new GgufUnknownPresetError({
+      requested: fileOrPreset,
+      problem,
+      presets: modelPresetNames,
+      types: writableTensorTypes.map((type) => type.toLowerCase()),
+    });
+  };
+  if (!isModelPresetName(presetName) || rest.length > 0) return fail("no such file, and not a known preset");
+  const type =
+    typeText === undefined ? undefined : (parseType(typeText) ?? fail(`unknown type "${typeText}"`));
+  return ensurePreset(presetName, {
+    ...(type !== undefined && { type }),
+    ...(options.dir !== undefined && { dir: options.dir }),
+  });
+}

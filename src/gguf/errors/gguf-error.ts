@@ -1,0 +1,26 @@
+// Base class of every error raised while reading, writing or synthesizing GGUF files. Each subclass
+// carries its own `Symbol.for` marker so `isInstance` works across two copies of this package.
+const marker = "tessera.gguf.GgufError";
+const symbol = Symbol.for(marker);
+
+export class GgufError extends Error {
+  readonly [symbol] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "GgufError";
+  }
+
+  static isInstance(error: unknown): error is GgufError {
+    return GgufError.hasMarker(error, marker);
+  }
+
+  /** True when `error` is an object carrying the `Symbol.for(markerName)` brand. */
+  protected static hasMarker(error: unknown, markerName: string): boolean {
+    return (
+      typeof error === "object" &&
+      error !== null &&
+      (error as Record<symbol, unknown>)[Symbol.for(markerName)] === true
+    );
+  }
+}

@@ -1,0 +1,50 @@
+// Reads a GGUF file's header from disk. Only the header is loaded, a prefix at a time: it starts at
+// 1 MiB and grows only when the parser actually reaches further, so memory follows the real header size
+// and never a length written in the file.
+import { open } from "node:fs/promises";
+import { NeedMoreBytesSignal } from "./byte-cursor.js";
+import type { GgufFileInfo, GgufTensorInfo } from "./gguf-file-info.js";
+import { parseGgufHeader } from "./gguf-header-parser.js";
+
+const initialPrefixBytes = 1 << 20;
+
+export async function readGgufFile(path: string): Promise<GgufFileInfo> {
+  const handle = await open(path, "r");
+  try {
+    const { size: fileSize } = await handle.stat();
+    let prefixLength = Math.min(fileSize, initialPrefixBytes);
+    for (;;) {
+      const prefix = new Uint8Array(prefixLength);
+      const { bytesRead } = await handle.read(prefix, 0, prefixLength, 0);
+      try {
+        // A file that shrank while we read it is judged by what is really there.
+        return parseGgufHeader(
+          prefix.subarray(0, bytesRead),
+          bytesRead < prefixLength ? bytesRead : fileSize,
+        );
+      } catch (error) {
+        if (!(error instanceof NeedMoreBytesSignal)) throw error;
+        prefixLength = Math.min(fileSize, Math.max(prefixLength * 2, error.bytesNeeded + initialPrefixBytes));
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Parses a GGUF file held whole in memory (a header-only file counts as whole). */
+export function parseGgufBytes(bytes: Uint8Array): GgufFileInfo {
+  return parseGgufHeader(bytes, bytes.byteLength);
+}
+
+/** Reads the raw bytes of one tensor (for tests and inspection; sizes were bounded by the reader). */
+export async function readGgufTensorBytes(path: string, tensor: GgufTensorInfo): Promise<Uint8Array> {
+  const handle = await open(path, "r");
+  try {
+    const bytes = new Uint8Array(tensor.byteSize);
+    await handle.read(bytes, 0, tensor.byteSize, tensor.fileOffset);
+    return bytes;
+  } finally {
+    await handle.close();
+  }
+}
