@@ -22,10 +22,13 @@ export {
 } from "./chunks/image-url-chunk.js";
 export { isPng, maxImageBytes } from "./chunks/png.js";
 export { TextChunk, textChunkSchema } from "./chunks/text-chunk.js";
+export * from "./components/index.js";
+export { AudioUrlNotSupportedError } from "./errors/audio-url-not-supported-error.js";
 export { InvalidMessageError } from "./errors/invalid-message-error.js";
 export { MissingToolCallIdError } from "./errors/missing-tool-call-id-error.js";
 export { indentLines, makeInstructionPrompt } from "./instruction-prompt.js";
 export { MessagesHistory, messagesHistorySchema } from "./messages-history.js";
+export * from "./openai/index.js";
 export type {
   OpenAIAssistantMessage,
   OpenAIChatMessage,

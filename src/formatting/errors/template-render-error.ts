@@ -1,0 +1,24 @@
+const marker = Symbol.for("tessera.error.TemplateRenderError");
+
+/** A component template failed to compile or render (for example it used an undefined variable). */
+export class TemplateRenderError extends Error {
+  readonly [marker] = true;
+  readonly componentName: string;
+  readonly template: string;
+
+  constructor(componentName: string, template: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `Rendering the template of ${componentName} (${template}) failed: ${reason.trim()}\n` +
+        "Check that every variable the template uses is in the representation's args.",
+      { cause },
+    );
+    this.name = "TemplateRenderError";
+    this.componentName = componentName;
+    this.template = template;
+  }
+
+  static isInstance(error: unknown): error is TemplateRenderError {
+    return typeof error === "object" && error !== null && marker in error;
+  }
+}

@@ -1,0 +1,18 @@
+const marker = Symbol.for("tessera.error.UncomputedOutputError");
+
+/** A model output in the context has not been computed yet, so it cannot become a chat message. */
+export class UncomputedOutputError extends Error {
+  readonly [marker] = true;
+
+  constructor() {
+    super(
+      "A ModelOutputThunk in the context is not computed yet, so it cannot be formatted as a message. " +
+        "Await its avalue() before generating from a context that contains it.",
+    );
+    this.name = "UncomputedOutputError";
+  }
+
+  static isInstance(error: unknown): error is UncomputedOutputError {
+    return typeof error === "object" && error !== null && marker in error;
+  }
+}
