@@ -1,0 +1,63 @@
+import type { z } from "zod";
+import type { AbstractTool } from "./abstract-tool.js";
+import type { CBlock } from "./cblock.js";
+import type { Component } from "./component.js";
+import type { Context } from "./context.js";
+import type { ModelOptions } from "./model-options.js";
+import type { ModelOutputThunk } from "./model-output-thunk.js";
+
+/** What a backend can do; callers check before asking. */
+export interface BackendCapabilities {
+  images: boolean;
+  audio: boolean;
+  /** Processed (post-sampler) per-token logits. */
+  logits: boolean;
+  /** Raw LM-head per-token logits. */
+  rawLogits: boolean;
+  /** Grammar / JSON-schema constrained decoding. */
+  grammar: boolean;
+  tools: boolean;
+  /** Sequences decoded together in one batch (1 = no batching). */
+  parallelSequences: number;
+}
+
+export interface GenerateOptions<T = string> {
+  /** Constrain the output to this schema (JSON); parsedRepr then holds the parsed value. */
+  format?: z.ZodType<T>;
+  modelOptions?: ModelOptions;
+  /** Tools offered to the model on top of those the context's actions carry. */
+  tools?: AbstractTool[];
+  /** Aborting cancels the generation (before it starts: nothing costly happens). */
+  signal?: AbortSignal;
+  /** Free-form labels for logs, traces and metrics. */
+  labels?: Record<string, string>;
+}
+
+/** An action a backend can generate for. */
+export type GenerateAction<T = string> = Component<T> | CBlock;
+
+export interface GenerateResult<T = string> {
+  /** The output; usually still being computed when returned. */
+  thunk: ModelOutputThunk<T>;
+  /** The context with the action and the thunk appended. */
+  context: Context;
+}
+
+/** A model behind one interface. Implementations extend BaseBackend. */
+export interface Backend {
+  /** Identifier of the model, for logs and template selection. */
+  readonly modelId: string;
+  readonly capabilities: BackendCapabilities;
+  /** Generate the answer to `action` in `context`; returns at once with an uncomputed thunk. */
+  generateFromContext<T = string>(
+    action: GenerateAction<T>,
+    context: Context,
+    options?: GenerateOptions<T>,
+  ): Promise<GenerateResult<T>>;
+  /** Generate for each action independently (no chat history), as a batch. */
+  generateFromRaw<T = string>(
+    actions: ReadonlyArray<GenerateAction<T>>,
+    context: Context,
+    options?: GenerateOptions<T>,
+  ): Promise<Array<ModelOutputThunk<T>>>;
+}

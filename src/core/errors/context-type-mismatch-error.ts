@@ -1,0 +1,24 @@
+import { hasErrorMarker, TesseraError } from "./tessera-error.js";
+
+const marker = Symbol.for("tessera.error.ContextTypeMismatchError");
+
+/** A function returned a different Context subtype than it was given (the context type flowing out must equal the one flowing in). */
+export class ContextTypeMismatchError extends TesseraError {
+  readonly [marker] = true;
+  readonly inputType: string;
+  readonly outputType: string;
+
+  constructor(inputType: string, outputType: string) {
+    super(
+      `Expected the returned context to be a ${inputType} (the type passed in) but received a ${outputType}. ` +
+        "Return the same context type, or pass allowContextTypeChange: true if the change is deliberate.",
+    );
+    this.name = "ContextTypeMismatchError";
+    this.inputType = inputType;
+    this.outputType = outputType;
+  }
+
+  static override isInstance(error: unknown): error is ContextTypeMismatchError {
+    return hasErrorMarker(error, marker);
+  }
+}

@@ -1,0 +1,19 @@
+import { hasErrorMarker, TesseraError } from "./tessera-error.js";
+
+const marker = Symbol.for("tessera.error.ThunkProducerError");
+
+/** A backend misused the producer side of a thunk (started it twice, or on a computed thunk). */
+export class ThunkProducerError extends TesseraError {
+  readonly [marker] = true;
+
+  constructor(problem: string) {
+    super(
+      `Cannot start producing into this ModelOutputThunk: ${problem}. Create a new thunk for each generation.`,
+    );
+    this.name = "ThunkProducerError";
+  }
+
+  static override isInstance(error: unknown): error is ThunkProducerError {
+    return hasErrorMarker(error, marker);
+  }
+}

@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { AbstractTool } from "./abstract-tool.js";
+import { InvalidModelOptionError } from "./errors/invalid-model-option-error.js";
+import { UnknownModelOptionError } from "./errors/unknown-model-option-error.js";
+
+/** Per-token logits capture: off, the top k alternatives, or the full vocabulary vector. */
+export type LogitsRequest = false | number | "full";
+
+const logitsRequestSchema = z.union([z.literal(false), z.number().int().positive(), z.literal("full")]);
+
+/** The options every backend understands. Backends add their own with extendModelOptionsSchema(). */
+export const modelOptionsShape = {
+  temperature: z.number().min(0).optional(),
+  topK: z.number().int().min(0).optional(),
+  topP: z.number().gt(0).max(1).optional(),
+  minP: z.number().min(0).max(1).optional(),
+  typicalP: z.number().gt(0).max(1).optional(),
+  repeatPenalty: z.number().min(0).optional(),
+  frequencyPenalty: z.number().optional(),
+  presencePenalty: z.number().optional(),
+  /** Token id (as a string key) to additive bias; -Infinity bans a token. */
+  logitBias: z.record(z.string(), z.number()).optional(),
+  maxNewTokens: z.number().int().positive().optional(),
+  seed: z.number().int().optional(),
+  systemPrompt: z.string().optional(),
+  stopSequences: z.array(z.string()).optional(),
+  tools: z
+    .array(z.custom<AbstractTool>((value) => AbstractTool.isInstance(value), "expected a tool"))
+    .optional(),
+  /** Ask a reasoning model to think first; a level where the model supports one. */
+  thinking: z.union([z.boolean(), z.enum(["low", "medium", "high"])]).optional(),
+  stream: z.boolean().optional(),
+  /** Context window (tokens) to allocate for this generation. */
+  contextWindow: z.number().int().positive().optional(),
+  /** Processed logits (what the sampler saw): off, top-k, or "full". */
+  logits: logitsRequestSchema.optional(),
+  /** Raw LM-head logits: off, top-k, or "full". */
+  rawLogits: logitsRequestSchema.optional(),
+} satisfies z.ZodRawShape;
+
+export const modelOptionsSchema = z.strictObject(modelOptionsShape);
+
+export type ModelOptions = z.infer<typeof modelOptionsSchema>;
+
+/** A strict schema of the common options plus a backend's own (for example `{ nGpuLayers: z.number() }`). */
+export function extendModelOptionsSchema<Extra extends z.ZodRawShape>(extraShape: Extra) {
+  return z.strictObject({ ...modelOptionsShape, ...extraShape });
+}
+
+/** Merge option layers, later layers winning (pass backend defaults, then session, then call). Undefined values do not override. */
+export function mergeModelOptions<Options extends object = ModelOptions>(
+  ...layers: ReadonlyArray<Options | null | undefined>
+): Options {
+  const merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    if (layer === null || layer === undefined) continue;
+    for (const [key, value] of Object.entries(layer)) {
+      if (value !== undefined) merged[key] = value;
+    }
+  }
+  return merged as Options;
+}
+
+/**
+ * Validate options against a strict schema (the common one by default). Unknown names throw
+ * UnknownModelOptionError listing the valid ones; bad values throw InvalidModelOptionError.
+ */
+export function validateModelOptions<Schema extends z.ZodObject = typeof modelOptionsSchema>(
+  options: unknown,
+  schema: Schema = modelOptionsSchema as unknown as Schema,
+): z.infer<Schema> {
+  const parsed = schema.safeParse(options ?? {});
+  if (parsed.success) return parsed.data;
+  const validNames = Object.keys(schema.shape);
+  for (const issue of parsed.error.issues) {
+    if (issue.code === "unrecognized_keys") throw new UnknownModelOptionError(issue.keys, validNames);
+  }
+  const issue = parsed.error.issues[0]!;
+  const optionName = issue.path.length > 0 ? issue.path.map(String).join(".") : "(options)";
+  const received =
+    issue.path.length > 0 && typeof options === "object" && options !== null
+      ? (options as Record<string, unknown>)[String(issue.path[0])]
+      : options;
+  throw new InvalidModelOptionError(optionName, received, expectationOf(issue));
+}
+
+function expectationOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === "too_small")
+    return `expected ${issue.inclusive ? "at least" : "more than"} ${issue.minimum}`;
+  if (issue.code === "too_big")
+    return `expected ${issue.inclusive ? "at most" : "less than"} ${issue.maximum}`;
+  return issue.message.replace(/^Invalid input: /, "").replace(/^./, (letter) => letter.toLowerCase());
+}
