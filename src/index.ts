@@ -162,6 +162,7 @@ export {
   resolveDefaultModel,
   resolveModel,
   synthesizeLlamaModel,
+  validateLlamaModel,
   type WritableTensorType,
   writableTensorTypes,
   writeGgufFile,

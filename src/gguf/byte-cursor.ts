@@ -13,7 +13,9 @@ export class NeedMoreBytesSignal {
   constructor(readonly bytesNeeded: number) {}
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM keeps a leading U+FEFF: it is a real token in SentencePiece vocabularies (llama-spm #30143),
+// and the default decoder would silently drop it.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export class ByteCursor {
   offset = 0;

@@ -35,6 +35,7 @@ export {
   type GgufWriteProgress,
   writeGgufFile,
 } from "./gguf-writer.js";
+export { validateLlamaModel } from "./llama-model-validation.js";
 export { type LlamaHyperParameters, type LlamaModelSpec, synthesizeLlamaModel } from "./llama-synthesizer.js";
 export { type ModelPreset, type ModelPresetName, modelPresetNames, modelPresets } from "./model-presets.js";
 export { dequantizeQ4_0, quantizeQ4_0 } from "./quantize-q4-0.js";

@@ -30,6 +30,23 @@ export const modelPresets = {
       tiedOutput: false,
     },
   },
+  "tiny-bpe": {
+    name: "tiny-bpe",
+    description: "the tiny shape with Llama 3's 128k byte-level BPE vocabulary, tied output: ~17 MB in F16",
+    vocabulary: "llama-bpe",
+    defaultType: "F16",
+    hyperParameters: {
+      embeddingLength: 64,
+      blockCount: 2,
+      headCount: 4,
+      headCountKv: 2,
+      feedForwardLength: 256,
+      contextLength: 2048,
+      ropeFreqBase: 500000,
+      rmsEpsilon: 1e-5,
+      tiedOutput: true,
+    },
+  },
   "llama-3.2-1b": {
     name: "llama-3.2-1b",
     description:
