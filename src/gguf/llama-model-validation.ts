@@ -3,7 +3,7 @@
 // every tensor present with the shape the hyper-parameters imply.
 import { GgufModelMismatchError } from "./errors/gguf-model-mismatch-error.js";
 import type { GgufFileInfo } from "./gguf-file-info.js";
-import type { GgufValue } from "./gguf-value.js";
+import { type GgufValue, ggufPlainValue } from "./gguf-value.js";
 import { type LlamaHyperParameters, llamaTensorDescriptions } from "./llama-synthesizer.js";
 
 const specialTokenKeys = [
