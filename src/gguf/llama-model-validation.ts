@@ -17,9 +17,10 @@ const specialTokenKeys = [
 ];
 
 function integerOf(value: GgufValue | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value.value === "number" && Number.isInteger(value.value) && value.type !== "float32")
-    return value.value;
+  if (value === undefined || value.type === "array" || value.type === "float32" || value.type === "float64") {
+    return undefined;
+  }
+  if (typeof value.value === "number") return value.value;
   if (typeof value.value === "bigint") return Number(value.value);
   return undefined;
 }
@@ -36,7 +37,7 @@ export function validateLlamaModel(info: GgufFileInfo): void {
   if (architecture?.type !== "string" || architecture.value !== "llama") {
     throw new GgufModelMismatchError({
       problems: [
-        `general.architecture is ${architecture === undefined ? "missing" : String(architecture.value)}, not "llama"`,
+        `general.architecture is ${architecture === undefined ? "missing" : JSON.stringify(ggufPlainValue(architecture))}, not "llama"`,
       ],
     });
   }
