@@ -20,7 +20,6 @@ export {
   imageUrlChunkSchema,
   imageUrlSchema,
 } from "./chunks/image-url-chunk.js";
-export { isPng, maxImageBytes } from "./chunks/png.js";
 export { TextChunk, textChunkSchema } from "./chunks/text-chunk.js";
 export * from "./components/index.js";
 export { AudioUrlNotSupportedError } from "./errors/audio-url-not-supported-error.js";
