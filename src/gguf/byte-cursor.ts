@@ -129,7 +129,9 @@ export class ByteCursor {
       throw new GgufLengthExceedsFileError({
         offset: countOffset,
         declared,
+        minimumItemBytes,
         bytesLeft: this.bytesLeft,
+        fileSize: this.fileSize,
         field,
       });
     }
