@@ -262,5 +262,13 @@ export {
 // --- backends/openai ---
 
 // --- stdlib ---
+export { ChatContext, type ChatContextOptions, SimpleContext } from "./stdlib/contexts/index.js";
+export {
+  ScriptExhaustedError,
+  ScriptedBackend,
+  type ScriptedBackendOptions,
+  type ScriptedCall,
+  type ScriptedResponse,
+} from "./testing/index.js";
 
 // --- server ---

@@ -14,7 +14,10 @@ type ContextClass = abstract new (...args: never[]) => Context;
  * previousNode is the old one; the root node holds no data.
  */
 export abstract class Context {
-  readonly [marker] = true;
+  // On the prototype, not a field: nodes made by fromPrevious() never run a constructor.
+  get [marker](): true {
+    return true;
+  }
 
   /**
    * Names of subclass fields copied from the previous node by fromPrevious(), which skips constructors. A
@@ -28,7 +31,7 @@ export abstract class Context {
   private data: Span | null = null;
 
   /** Whether this context keeps multi-turn history for the model. */
-  abstract readonly isChatContext: boolean;
+  abstract get isChatContext(): boolean;
 
   /**
    * A new node linked to `previous`, carrying `data`. Built from the prototype without running the

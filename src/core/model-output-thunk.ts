@@ -275,7 +275,11 @@ export class ModelOutputThunk<T = string> {
     try {
       if (entry.kind === "chunk") this.#apply(this.#config!.process(entry.chunk, this));
       else if (entry.kind === "end") await this.#complete();
-      else if (entry.kind === "fail") this.#fail(entry.error);
+      else if (entry.kind === "fail") {
+        this.#fail(entry.error);
+        // Release any push still waiting for space: nothing will read after a failure.
+        this.#queue.drain();
+      }
     } catch (error) {
       // A chunk or post-processing the backend cannot handle fails this thunk and stops its producer.
       this.#fail(error);

@@ -1,0 +1,189 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BackendCapabilities, GenerateAction, GenerateResult } from "../core/backend.js";
+import { BaseBackend, type BaseBackendOptions, type ResolvedGenerateOptions } from "../core/base-backend.js";
+import type { Context } from "../core/context.js";
+import { ComponentParseError } from "../core/errors/component-parse-error.js";
+import { GenerationAbortedError } from "../core/errors/generation-aborted-error.js";
+import type { ModelOutputThunk as ModelOutputThunkType } from "../core/model-output-thunk.js";
+import { ModelOutputThunk } from "../core/model-output-thunk.js";
+import type { ModelToolCall } from "../core/model-tool-call.js";
+import type { Span } from "../core/span.js";
+import { ScriptExhaustedError } from "./errors/script-exhausted-error.js";
+
+/** One scripted answer: plain text, or text with streaming, thinking, tool calls and faults. */
+export type ScriptedResponse =
+  | string
+  | {
+      text: string;
+      /** Exact chunks to stream (their concatenation should equal `text`); default: split into words. */
+      chunks?: string[];
+      /** Milliseconds to wait before each chunk (overrides the backend's chunkDelayMs). */
+      delayMs?: number;
+      thinking?: string;
+      toolCalls?: ModelToolCall[];
+      /** Fail the generation with this error after streaming the chunks. */
+      failWith?: unknown;
+      /** Throw this from generateFromContext itself, before any thunk exists. */
+      throwOnCall?: unknown;
+    };
+
+/** Everything a call received, recorded in order. */
+export interface ScriptedCall {
+  kind: "context" | "raw";
+  action: Span;
+  context: Context;
+  /** context.viewForGeneration() at call time: what a real backend would have sent as history. */
+  view: Span[] | null;
+  options: ResolvedGenerateOptions<unknown>;
+}
+
+export interface ScriptedBackendOptions extends BaseBackendOptions {
+  /** Responses in call order, or a function answering each call (numbered from 0). */
+  responses: ScriptedResponse[] | ((call: ScriptedCall, callIndex: number) => ScriptedResponse);
+  modelId?: string;
+  capabilities?: Partial<BackendCapabilities>;
+  /** Milliseconds to wait before each streamed chunk (default 0). */
+  chunkDelayMs?: number;
+  /** Thunk queue capacity, to exercise backpressure (default: the thunk's). */
+  queueCapacity?: number;
+}
+
+type ScriptedChunk = { text?: string; thinking?: string };
+
+/**
+ * A backend that answers from a script and records its calls: for testing contexts, strategies and the
+ * functional API without a model. Never a stand-in for the real backends in their own tests.
+ */
+export class ScriptedBackend extends BaseBackend {
+  readonly modelId: string;
+  readonly capabilities: BackendCapabilities;
+  readonly calls: ScriptedCall[] = [];
+  /** Chunks actually pushed into thunks (a slow reader keeps this behind the script). */
+  pushedChunks = 0;
+  readonly #responses: ScriptedBackendOptions["responses"];
+  readonly #chunkDelayMs: number;
+  readonly #queueCapacity: number | undefined;
+
+  constructor(options: ScriptedBackendOptions) {
+    super(options);
+    this.modelId = options.modelId ?? "scripted";
+    this.capabilities = {
+      images: false,
+      audio: false,
+      logits: false,
+      rawLogits: false,
+      grammar: false,
+      tools: true,
+      parallelSequences: 1,
+      ...options.capabilities,
+    };
+    this.#responses = options.responses;
+    this.#chunkDelayMs = options.chunkDelayMs ?? 0;
+    this.#queueCapacity = options.queueCapacity;
+  }
+
+  protected async doGenerateFromContext<T>(
+    action: GenerateAction<T>,
+    context: Context,
+    options: ResolvedGenerateOptions<T>,
+  ): Promise<GenerateResult<T>> {
+    const thunk = this.#answer<T>("context", action, context, options);
+    return { thunk, context: context.add(action).add(thunk) };
+  }
+
+  protected async doGenerateFromRaw<T>(
+    actions: ReadonlyArray<GenerateAction<T>>,
+    context: Context,
+    options: ResolvedGenerateOptions<T>,
+  ): Promise<Array<ModelOutputThunkType<T>>> {
+    return actions.map((action) => this.#answer<T>("raw", action, context, options));
+  }
+
+  #answer<T>(
+    kind: ScriptedCall["kind"],
+    action: GenerateAction<T>,
+    context: Context,
+    options: ResolvedGenerateOptions<T>,
+  ): ModelOutputThunkType<T> {
+    const call: ScriptedCall = {
+      kind,
+      action,
+      context,
+      view: context.viewForGeneration(),
+      options: options as ResolvedGenerateOptions<unknown>,
+    };
+    const callIndex = this.calls.length;
+    this.calls.push(call);
+    const script = this.#responses;
+    let response: ScriptedResponse;
+    if (typeof script === "function") response = script(call, callIndex);
+    else if (callIndex < script.length) response = script[callIndex]!;
+    else throw new ScriptExhaustedError(callIndex + 1, script.length);
+    const scripted = typeof response === "string" ? { text: response } : response;
+    if (scripted.throwOnCall !== undefined) throw scripted.throwOnCall;
+
+    const thunk = new ModelOutputThunk<T>();
+    thunk.action = action;
+    thunk.context = context;
+    thunk.generation.model = this.modelId;
+    thunk.generation.provider = "scripted";
+    thunk.generation.streaming = options.modelOptions.stream ?? false;
+    const chunks: ScriptedChunk[] = [];
+    if (scripted.thinking !== undefined) chunks.push({ thinking: scripted.thinking });
+    for (const text of scripted.chunks ?? splitIntoWords(scripted.text)) chunks.push({ text });
+    const format = options.format;
+    const producer = thunk.startProducer<ScriptedChunk>({
+      ...(this.#queueCapacity === undefined ? {} : { capacity: this.#queueCapacity }),
+      process: (chunk) => chunk,
+      postProcess: (finished) => {
+        const completionTokens = chunks.length;
+        finished.generation.usage = { promptTokens: 0, completionTokens, totalTokens: completionTokens };
+        finished.generation.finishReasons = ["stop"];
+        if (scripted.toolCalls !== undefined) finished.toolCalls = scripted.toolCalls;
+        if (format !== undefined) {
+          try {
+            finished.parsedRepr = format.parse(JSON.parse(finished.value ?? ""));
+          } catch (error) {
+            finished.error = new ComponentParseError("format", error);
+          }
+        }
+      },
+    });
+    const delayMs = scripted.delayMs ?? this.#chunkDelayMs;
+    void this.#produce(producer, chunks, delayMs, scripted.failWith, options.signal);
+    return thunk;
+  }
+
+  async #produce(
+    producer: ReturnType<ModelOutputThunk["startProducer"]>,
+    chunks: ScriptedChunk[],
+    delayMs: number,
+    failWith: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    let produced = "";
+    // A caller's abort fails the generation at once, even while a push waits for a slow reader.
+    const onAbort = () => producer.fail(new GenerationAbortedError(produced, signal?.reason));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const stop = signal === undefined ? producer.signal : AbortSignal.any([producer.signal, signal]);
+    try {
+      for (const chunk of chunks) {
+        if (delayMs > 0) await sleep(delayMs, undefined, { signal: stop });
+        if (stop.aborted || !(await producer.push(chunk))) return;
+        this.pushedChunks += 1;
+        produced += chunk.text ?? "";
+      }
+      if (failWith !== undefined) producer.fail(failWith);
+      else producer.end();
+    } catch (error) {
+      // An aborted sleep: the abort listener or the consumer's cancellation already settled the thunk.
+      if (!stop.aborted) producer.fail(error);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+}
+
+function splitIntoWords(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text.length > 0 ? [text] : []);
+}

@@ -1,0 +1,394 @@
+import { describe, expect, it } from "vitest";
+import {
+  BlockValueTypeError,
+  CBlock,
+  Component,
+  ComponentParseError,
+  GenerationCancelledError,
+  HookRegistry,
+  ModelOutputThunk,
+  type Span,
+  ThunkAlreadyComputedError,
+  ThunkAlreadyIteratedError,
+  ThunkNotStartedError,
+  ThunkProducerError,
+} from "../../src/core/index.js";
+
+class NumberComponent extends Component<number> {
+  parts(): Span[] {
+    return [];
+  }
+  formatForLlm(): string {
+    return "give a number";
+  }
+  protected parseOutput(computed: ModelOutputThunk<number>): number {
+    const parsed = Number(computed.value);
+    if (Number.isNaN(parsed)) throw new Error(`not a number: ${computed.value}`);
+    return parsed;
+  }
+}
+
+function textProducer<T = string>(thunk: ModelOutputThunk<T>, capacity?: number) {
+  let processed = 0;
+  const producer = thunk.startProducer<string>({
+    ...(capacity === undefined ? {} : { capacity }),
+    process: (chunk) => {
+      processed += 1;
+      return { text: chunk };
+    },
+  });
+  return { producer, processedCount: () => processed };
+}
+
+async function settle(): Promise<void> {
+  for (let index = 0; index < 5; index += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe("ModelOutputThunk", () => {
+  describe("constructed with a value", () => {
+    it("is computed, returns the value, and refuses to stream", async () => {
+      const thunk = new ModelOutputThunk("done");
+      expect(thunk.isComputed()).toBe(true);
+      expect(await thunk.avalue()).toBe("done");
+      await expect(thunk.astream()).rejects.toBeInstanceOf(ThunkAlreadyComputedError);
+      expect(String(thunk)).toBe("done");
+    });
+
+    it("rejects a non-string value with a TypeError", () => {
+      expect(() => new ModelOutputThunk(42 as unknown as string)).toThrow(BlockValueTypeError);
+      const thunk = new ModelOutputThunk("x");
+      expect(() => {
+        thunk.value = {} as unknown as string;
+      }).toThrow(TypeError);
+    });
+  });
+
+  describe("fed by a producer", () => {
+    it("processes nothing until a consumer reads (lazy, pull-driven)", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer, processedCount } = textProducer(thunk);
+      await producer.push("a");
+      await producer.push("b");
+      producer.end();
+      await settle();
+      expect(processedCount()).toBe(0);
+      expect(thunk.value).toBeNull();
+      expect(thunk.isComputed()).toBe(false);
+      expect(await thunk.avalue()).toBe("ab");
+      expect(processedCount()).toBe(2);
+      expect(thunk.isComputed()).toBe(true);
+      expect(thunk.parsedRepr).toBe("ab");
+      expect(thunk.generation.ttfbMs).toBeGreaterThanOrEqual(0);
+    });
+
+    it("astream() returns only the new text since the previous call, then throws once complete", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk);
+      await producer.push("Hel");
+      await producer.push("lo");
+      expect(await thunk.astream()).toBe("Hello");
+      const next = thunk.astream();
+      await producer.push(" world");
+      expect(await next).toBe(" world");
+      producer.end();
+      expect(await thunk.astream()).toBe("");
+      expect(thunk.isComputed()).toBe(true);
+      await expect(thunk.astream()).rejects.toBeInstanceOf(ThunkAlreadyComputedError);
+    });
+
+    it("makes push() wait while the queue is full and resumes as the consumer reads", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk, 2);
+      expect(await producer.push("1")).toBe(true);
+      expect(await producer.push("2")).toBe(true);
+      let thirdSettled = false;
+      const third = producer.push("3").then((accepted) => {
+        thirdSettled = true;
+        return accepted;
+      });
+      await settle();
+      expect(thirdSettled).toBe(false);
+      // Reading frees a slot; the waiting push fills it, so the read may already include "3".
+      expect(["12", "123"]).toContain(await thunk.astream());
+      expect(await third).toBe(true);
+      producer.end();
+      expect(await thunk.avalue()).toBe("123");
+    });
+
+    it("appends thinking separately and never yields it as text", async () => {
+      const thunk = new ModelOutputThunk();
+      const producer = thunk.startProducer<{ thinking?: string; text?: string }>({
+        process: (chunk) => chunk,
+      });
+      await producer.push({ thinking: "let me " });
+      await producer.push({ thinking: "think" });
+      await producer.push({ text: "answer" });
+      producer.end();
+      const deltas: string[] = [];
+      for await (const delta of thunk) deltas.push(delta);
+      expect(deltas).toEqual(["answer"]);
+      expect(thunk.thinking).toBe("let me think");
+    });
+
+    it("runs postProcess once after end, before the thunk counts as computed", async () => {
+      const thunk = new ModelOutputThunk();
+      let calls = 0;
+      const producer = thunk.startProducer<string>({
+        process: (chunk) => ({ text: chunk }),
+        postProcess: async (finished) => {
+          calls += 1;
+          expect(finished.isComputed()).toBe(false);
+          finished.generation.finishReasons = ["stop"];
+        },
+      });
+      await producer.push("x");
+      producer.end();
+      await thunk.avalue();
+      await thunk.avalue();
+      expect(calls).toBe(1);
+      expect(thunk.generation.finishReasons).toEqual(["stop"]);
+    });
+
+    it("parses with the action's component into parsedRepr", async () => {
+      const thunk = new ModelOutputThunk<number>();
+      thunk.action = new NumberComponent();
+      const { producer } = textProducer(thunk);
+      await producer.push("4");
+      await producer.push("2");
+      producer.end();
+      expect(await thunk.avalue()).toBe("42");
+      expect(thunk.parsedRepr).toBe(42);
+      expect(thunk.error).toBeNull();
+    });
+
+    it("records a parse failure softly on error (ComponentParseError with the cause) and keeps the text", async () => {
+      const thunk = new ModelOutputThunk<number>();
+      thunk.action = new NumberComponent();
+      const { producer } = textProducer(thunk);
+      await producer.push("forty-two");
+      producer.end();
+      expect(await thunk.avalue()).toBe("forty-two");
+      expect(thunk.parsedRepr).toBeNull();
+      expect(ComponentParseError.isInstance(thunk.error)).toBe(true);
+      expect((thunk.error as ComponentParseError).componentName).toBe("NumberComponent");
+      expect(((thunk.error as Error).cause as Error).message).toBe("not a number: forty-two");
+    });
+
+    it("sets parsedRepr to the value for a CBlock action", async () => {
+      const thunk = new ModelOutputThunk();
+      thunk.action = new CBlock("prompt");
+      const { producer } = textProducer(thunk);
+      await producer.push("out");
+      producer.end();
+      await thunk.avalue();
+      expect(thunk.parsedRepr).toBe("out");
+    });
+
+    it("refuses a second producer and a producer on a computed thunk", () => {
+      const thunk = new ModelOutputThunk();
+      textProducer(thunk);
+      expect(() => textProducer(thunk)).toThrow(ThunkProducerError);
+      expect(() => textProducer(new ModelOutputThunk("done"))).toThrow(/already computed/);
+    });
+
+    it("refuses to wait on a thunk nothing produces into", async () => {
+      const thunk = new ModelOutputThunk();
+      await expect(thunk.avalue()).rejects.toBeInstanceOf(ThunkNotStartedError);
+      await expect(thunk.astream()).rejects.toBeInstanceOf(ThunkNotStartedError);
+    });
+  });
+
+  describe("failures", () => {
+    it("surfaces fail() on avalue() and keeps the partial text readable", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk);
+      await producer.push("partial ");
+      await producer.push("text");
+      const failure = new Error("connection reset");
+      producer.fail(failure);
+      await expect(thunk.avalue()).rejects.toBe(failure);
+      expect(thunk.value).toBe("partial text");
+      expect(thunk.failure).toBe(failure);
+      expect(thunk.isComputed()).toBe(false);
+      await expect(thunk.avalue()).rejects.toBe(failure);
+      await expect(thunk.astream()).rejects.toBe(failure);
+    });
+
+    it("throws the failure from iteration after yielding the text received", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk);
+      await producer.push("a");
+      producer.fail(new RangeError("boom"));
+      const deltas: string[] = [];
+      await expect(
+        (async () => {
+          for await (const delta of thunk) deltas.push(delta);
+        })(),
+      ).rejects.toThrow("boom");
+      expect(deltas).toEqual(["a"]);
+    });
+
+    it("fails the thunk and stops the producer when process() throws", async () => {
+      const thunk = new ModelOutputThunk();
+      const producer = thunk.startProducer<string>({
+        capacity: 1,
+        process: (chunk) => {
+          if (chunk === "bad") throw new SyntaxError("unparsable chunk");
+          return { text: chunk };
+        },
+      });
+      await producer.push("ok");
+      const blocked = producer.push("bad");
+      await expect(thunk.avalue()).rejects.toThrow("unparsable chunk");
+      expect(await blocked).toBe(true);
+      expect(producer.signal.aborted).toBe(true);
+      expect(await producer.push("later")).toBe(false);
+      expect(thunk.value).toBe("ok");
+    });
+
+    it("fails the thunk when postProcess throws", async () => {
+      const thunk = new ModelOutputThunk();
+      const producer = thunk.startProducer<string>({
+        process: (chunk) => ({ text: chunk }),
+        postProcess: () => {
+          throw new Error("bad tool call");
+        },
+      });
+      await producer.push("x");
+      producer.end();
+      await expect(thunk.avalue()).rejects.toThrow("bad tool call");
+    });
+  });
+
+  describe("cancellation", () => {
+    it("drains the queue so a blocked push resolves false, aborts the signal, and keeps the text so far", async () => {
+      const hooks = new HookRegistry();
+      const errors: unknown[] = [];
+      hooks.on("generationError", ({ error }) => {
+        errors.push(error);
+      });
+      const thunk = new ModelOutputThunk();
+      thunk.hooks = hooks;
+      const { producer } = textProducer(thunk, 1);
+      await producer.push("first");
+      expect(await thunk.astream()).toBe("first");
+      await producer.push("queued");
+      const blocked = producer.push("blocked");
+      await thunk.cancelGeneration();
+      expect(await blocked).toBe(false);
+      expect(await producer.push("late")).toBe(false);
+      expect(producer.signal.aborted).toBe(true);
+      expect(producer.signal.reason).toBeInstanceOf(GenerationCancelledError);
+      expect(thunk.cancelled).toBe(true);
+      expect(thunk.isComputed()).toBe(true);
+      expect(thunk.value).toBe("first");
+      expect(await thunk.avalue()).toBe("first");
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(GenerationCancelledError);
+    });
+
+    it("passes a given error to the signal and the generationError hook", async () => {
+      const hooks = new HookRegistry();
+      const seen: unknown[] = [];
+      hooks.on("generationError", ({ error, thunk }) => {
+        seen.push(error, thunk);
+      });
+      const thunk = new ModelOutputThunk();
+      thunk.hooks = hooks;
+      const { producer } = textProducer(thunk);
+      const reason = new Error("requirement failed while streaming");
+      await thunk.cancelGeneration(reason);
+      expect(producer.signal.reason).toBe(reason);
+      expect(seen).toEqual([reason, thunk]);
+    });
+
+    it("wakes a consumer waiting for output", async () => {
+      const thunk = new ModelOutputThunk();
+      textProducer(thunk);
+      const waiting = thunk.avalue();
+      await settle();
+      await thunk.cancelGeneration();
+      expect(await waiting).toBe("");
+    });
+
+    it("is a no-op after normal completion (cancelled stays false), and aclose() is idempotent", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk);
+      await producer.push("x");
+      producer.end();
+      await thunk.avalue();
+      await thunk.cancelGeneration();
+      await thunk.aclose();
+      await thunk[Symbol.asyncDispose]();
+      expect(thunk.cancelled).toBe(false);
+      expect(producer.signal.aborted).toBe(false);
+    });
+
+    it("aclose() and asyncDispose cancel an unfinished generation once", async () => {
+      const hooks = new HookRegistry();
+      let errorHooks = 0;
+      hooks.on("generationError", () => {
+        errorHooks += 1;
+      });
+      const thunk = new ModelOutputThunk();
+      thunk.hooks = hooks;
+      const { producer } = textProducer(thunk);
+      await thunk[Symbol.asyncDispose]();
+      await thunk.aclose();
+      expect(producer.signal.aborted).toBe(true);
+      expect(thunk.cancelled).toBe(true);
+      expect(errorHooks).toBe(1);
+    });
+  });
+
+  describe("async iteration", () => {
+    it("yields text deltas in order and completes", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk);
+      const produce = (async () => {
+        for (const piece of ["The ", "", "quick ", "fox"]) await producer.push(piece);
+        producer.end();
+      })();
+      const deltas: string[] = [];
+      for await (const delta of thunk) deltas.push(delta);
+      await produce;
+      expect(deltas).toEqual(["The ", "quick ", "fox"]);
+      expect(thunk.value).toBe("The quick fox");
+      expect(thunk.cancelled).toBe(false);
+    });
+
+    it("allows one consumer: a second iterator throws", () => {
+      const thunk = new ModelOutputThunk();
+      textProducer(thunk);
+      thunk[Symbol.asyncIterator]();
+      expect(() => thunk[Symbol.asyncIterator]()).toThrow(ThunkAlreadyIteratedError);
+    });
+
+    it("cancels the generation when the loop is left early", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk, 1);
+      const produce = (async () => {
+        let pushed = 0;
+        for (const piece of ["a", "b", "c", "d", "e"]) {
+          if (!(await producer.push(piece))) break;
+          pushed += 1;
+        }
+        return pushed;
+      })();
+      for await (const delta of thunk) {
+        expect(delta).toBe("a");
+        break;
+      }
+      expect(thunk.cancelled).toBe(true);
+      expect(producer.signal.aborted).toBe(true);
+      expect(await produce).toBeLessThanOrEqual(3);
+      expect(thunk.value).toBe("a");
+    });
+
+    it("yields the whole value of an already computed thunk once", async () => {
+      const deltas: string[] = [];
+      for await (const delta of new ModelOutputThunk("ready")) deltas.push(delta);
+      expect(deltas).toEqual(["ready"]);
+    });
+  });
+});
