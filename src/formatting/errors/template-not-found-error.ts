@@ -1,7 +1,9 @@
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+
 const marker = Symbol.for("tessera.error.TemplateNotFoundError");
 
 /** No `.njk` template exists for a component under any template folder. */
-export class TemplateNotFoundError extends Error {
+export class TemplateNotFoundError extends TesseraError {
   readonly [marker] = true;
   readonly componentName: string;
   readonly templateNames: readonly string[];
@@ -19,7 +21,7 @@ export class TemplateNotFoundError extends Error {
     this.searchedRoots = searchedRoots;
   }
 
-  static isInstance(error: unknown): error is TemplateNotFoundError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is TemplateNotFoundError {
+    return hasErrorMarker(error, marker);
   }
 }

@@ -1,7 +1,9 @@
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+
 const marker = Symbol.for("tessera.error.TemplateRenderError");
 
 /** A component template failed to compile or render (for example it used an undefined variable). */
-export class TemplateRenderError extends Error {
+export class TemplateRenderError extends TesseraError {
   readonly [marker] = true;
   readonly componentName: string;
   readonly template: string;
@@ -18,7 +20,7 @@ export class TemplateRenderError extends Error {
     this.template = template;
   }
 
-  static isInstance(error: unknown): error is TemplateRenderError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is TemplateRenderError {
+    return hasErrorMarker(error, marker);
   }
 }

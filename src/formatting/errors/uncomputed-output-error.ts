@@ -1,7 +1,9 @@
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+
 const marker = Symbol.for("tessera.error.UncomputedOutputError");
 
 /** A model output in the context has not been computed yet, so it cannot become a chat message. */
-export class UncomputedOutputError extends Error {
+export class UncomputedOutputError extends TesseraError {
   readonly [marker] = true;
 
   constructor() {
@@ -12,7 +14,7 @@ export class UncomputedOutputError extends Error {
     this.name = "UncomputedOutputError";
   }
 
-  static isInstance(error: unknown): error is UncomputedOutputError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is UncomputedOutputError {
+    return hasErrorMarker(error, marker);
   }
 }

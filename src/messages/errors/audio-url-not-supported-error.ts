@@ -1,7 +1,9 @@
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+
 const marker = Symbol.for("tessera.error.AudioUrlNotSupportedError");
 
 /** OpenAI chat completions take audio only inline (base64), never by URL. */
-export class AudioUrlNotSupportedError extends Error {
+export class AudioUrlNotSupportedError extends TesseraError {
   readonly [marker] = true;
   readonly url: string;
 
@@ -14,7 +16,7 @@ export class AudioUrlNotSupportedError extends Error {
     this.url = url;
   }
 
-  static isInstance(error: unknown): error is AudioUrlNotSupportedError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is AudioUrlNotSupportedError {
+    return hasErrorMarker(error, marker);
   }
 }

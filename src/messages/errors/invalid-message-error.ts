@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidMessageError");
 
@@ -7,7 +8,7 @@ const marker = Symbol.for("tessera.error.InvalidMessageError");
  * issues as data (`code`, `path`, `message`), so callers such as the HTTP server can turn them
  * into a 400 body without parsing the message text.
  */
-export class InvalidMessageError extends Error {
+export class InvalidMessageError extends TesseraError {
   readonly [marker] = true;
   readonly what: string;
   readonly issues: readonly z.core.$ZodIssue[];
@@ -22,7 +23,7 @@ export class InvalidMessageError extends Error {
     this.issues = error.issues;
   }
 
-  static isInstance(error: unknown): error is InvalidMessageError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is InvalidMessageError {
+    return hasErrorMarker(error, marker);
   }
 }

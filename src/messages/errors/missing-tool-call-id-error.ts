@@ -1,7 +1,9 @@
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+
 const marker = Symbol.for("tessera.error.MissingToolCallIdError");
 
 /** A tool result has no `tool_call_id`, so an OpenAI-compatible server could not match it to its call. */
-export class MissingToolCallIdError extends Error {
+export class MissingToolCallIdError extends TesseraError {
   readonly [marker] = true;
 
   constructor(context: string) {
@@ -12,7 +14,7 @@ export class MissingToolCallIdError extends Error {
     this.name = "MissingToolCallIdError";
   }
 
-  static isInstance(error: unknown): error is MissingToolCallIdError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is MissingToolCallIdError {
+    return hasErrorMarker(error, marker);
   }
 }
