@@ -76,8 +76,15 @@ describe("ChatFormatter.toChatMessages", () => {
   });
 
   it("formats the view of a real context", () => {
-    const context = new LinearContext().add(new CBlock("question"));
-    expect(summary(formatter.toChatMessages(context.viewForGeneration()))).toEqual([["user", "question"]]);
+    const context = new LinearContext()
+      .add(new CBlock("question"))
+      .add(new ModelOutputThunk("answer"))
+      .add(new Message("user", "thanks"));
+    expect(summary(formatter.toChatMessages(context.viewForGeneration()))).toEqual([
+      ["user", "question"],
+      ["assistant", "answer"],
+      ["user", "thanks"],
+    ]);
   });
 
   it("carries a thunk's reasoning onto the assistant message", () => {

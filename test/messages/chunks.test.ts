@@ -126,3 +126,24 @@ describe("content parts", () => {
     expect((error as InvalidMessageError).issues[0]?.path).toEqual(["type"]);
   });
 });
+
+describe("image bombs", () => {
+  it("refuses a PNG whose header declares more pixels than the cap, without decoding it", () => {
+    const bomb = new Uint8Array(png);
+    const header = new DataView(bomb.buffer);
+    header.setUint32(16, 100_000);
+    header.setUint32(20, 100_000);
+    const error = captureError(() => ImageChunk.create(bomb));
+    expect((error as Error).message).toContain("100000×100000 pixels exceeds");
+    const fromWire = captureError(() =>
+      ImageChunk.fromOpenAI({ type: "image_url", image_url: { url: Buffer.from(bomb).toString("base64") } }),
+    );
+    expect((fromWire as InvalidMessageError).issues[0]?.path).toEqual(["image_url", "url"]);
+  });
+
+  it("refuses base64 that would decode past the byte cap before decoding it", () => {
+    const huge = "A".repeat(28 * 1024 * 1024);
+    const error = captureError(() => ImageChunk.fromOpenAI({ type: "image_url", image_url: { url: huge } }));
+    expect((error as Error).message).toContain("larger than");
+  });
+});

@@ -114,6 +114,24 @@ describe("makeInstructionPrompt", () => {
     );
   });
 
+  it("joins the text chunks of a system prompt and previews a chunked last turn", () => {
+    const history = new MessagesHistory([
+      SystemMessage.create([
+        TextChunk.create("Be "),
+        ImageURLChunk.create("https://a/x.png"),
+        TextChunk.create("kind."),
+      ]),
+      UserMessage.create([
+        TextChunk.create("Look:"),
+        ImageURLChunk.create({ url: "https://a/y.png", detail: "low" }),
+      ]),
+    ]);
+    expect(history.makeInstructionPrompt()).toBe(
+      "# Instruction\n\n  Be kind.\n\n\n# Messages\n\n## User\n  Look:\n  [IMAGE URL: https://a/y.png]\n\n\n" +
+        "Last Message from User: Look:\n[IMAGE URL: https://a/y.png]",
+    );
+  });
+
   it("has only the instruction when there are only system messages", () => {
     const history = new MessagesHistory([SystemMessage.create("  Rules.  ")]);
     expect(history.makeInstructionPrompt()).toBe("# Instruction\n\n  Rules.");

@@ -1,39 +1,48 @@
 import { z } from "zod";
-
-/** Decoded images are capped so a hostile data URI cannot make us allocate without bound. */
-export const maxImageBytes = 20 * 1024 * 1024;
+import { decodeBase64, decodedLength, splitDataUri } from "../../core/media/base64.js";
+import { imageLimits } from "../../core/media/image-block.js";
 
 const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-export function isPng(bytes: Uint8Array): boolean {
-  return bytes.length >= pngSignature.length && pngSignature.every((byte, index) => bytes[index] === byte);
+/**
+ * Why `bytes` cannot be an image chunk, or null when they can: a PNG within core's byte and pixel
+ * caps. The pixel count comes from the IHDR header, so a decompression bomb is refused unread.
+ */
+export function pngProblem(bytes: Uint8Array): string | null {
+  if (bytes.length > imageLimits.maxBytes) return `the image is larger than ${imageLimits.maxBytes} bytes`;
+  if (bytes.length < 24 || !pngSignature.every((byte, index) => bytes[index] === byte)) {
+    return "expected PNG bytes (they must start with the PNG signature 89 50 4E 47); convert the image to PNG first";
+  }
+  const header = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const width = header.getUint32(16);
+  const height = header.getUint32(20);
+  if (width * height > imageLimits.maxPixels) {
+    return `${width}×${height} pixels exceeds the ${imageLimits.maxPixels}-pixel cap`;
+  }
+  return null;
 }
 
 export const pngBytesSchema = z
   .instanceof(Uint8Array, { message: "expected the image as a Uint8Array of PNG bytes" })
-  .refine((bytes) => bytes.length <= maxImageBytes, {
-    message: `image is larger than ${maxImageBytes} bytes`,
-  })
-  .refine(isPng, {
-    message:
-      "expected PNG bytes (they must start with the PNG signature 89 50 4E 47); convert the image to PNG first",
+  .superRefine((bytes, context) => {
+    const problem = pngProblem(bytes);
+    if (problem !== null) context.addIssue({ code: "custom", input: bytes, message: problem });
   });
-
-const dataUriPrefix = /^data:image\/\w+;base64,/;
-const base64Body = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** "data:image/png;base64,...." or bare base64 → PNG bytes, reporting problems as zod issues. */
 export const pngFromBase64Schema = z.string().transform((value, context) => {
-  const body = value.replace(dataUriPrefix, "");
-  if (body.length > Math.ceil((maxImageBytes * 4) / 3) + 4) {
+  const { base64 } = splitDataUri(value);
+  // Checked before decoding so a huge payload is never allocated.
+  if (decodedLength(base64) > imageLimits.maxBytes) {
     context.issues.push({
       code: "custom",
       input: value,
-      message: `image is larger than ${maxImageBytes} bytes`,
+      message: `the image is larger than ${imageLimits.maxBytes} bytes`,
     });
     return z.NEVER;
   }
-  if (!base64Body.test(body) || body.length % 4 === 1) {
+  const decoded = decodeBase64(base64);
+  if (decoded === null) {
     context.issues.push({
       code: "custom",
       input: value,
@@ -41,9 +50,10 @@ export const pngFromBase64Schema = z.string().transform((value, context) => {
     });
     return z.NEVER;
   }
-  const bytes = new Uint8Array(Buffer.from(body, "base64"));
-  if (!isPng(bytes)) {
-    context.issues.push({ code: "custom", input: value, message: "the decoded bytes are not a PNG image" });
+  const bytes = new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength).slice();
+  const problem = pngProblem(bytes);
+  if (problem !== null) {
+    context.issues.push({ code: "custom", input: value, message: problem });
     return z.NEVER;
   }
   return bytes;
