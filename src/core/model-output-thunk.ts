@@ -300,7 +300,8 @@ export class ModelOutputThunk<T = string> {
     this.#value ??= "";
     await this.#config!.postProcess?.(this);
     this.#computed = true;
-    if (this.parsedRepr !== null) return;
+    // postProcess may have parsed already, or recorded why the output is unusable.
+    if (this.parsedRepr !== null || this.error !== null) return;
     if (Component.isInstance(this.action)) {
       try {
         this.parsedRepr = (this.action as Component<T>).parse(this);
