@@ -158,6 +158,7 @@ describe("tool calls and usage of an output", () => {
     });
     expect(built[1]!.id).toMatch(/^call_[0-9a-f]{24}$/);
     expect(built[1]!.function).toEqual({ name: "ping", arguments: "{}" });
+    expect(buildToolCalls(output)![1]!.id).toBe(built[1]!.id);
     expect(buildToolCalls(new ModelOutputThunk("x"))).toBeNull();
   });
 
