@@ -4,7 +4,7 @@ import { ToolArgumentsError } from "./errors/tool-arguments-error.js";
 /** A tool call the model asked for, bound to the tool that will run it. */
 export class ModelToolCall<Result = unknown> {
   readonly name: string;
-  readonly func: AbstractTool<never, Result>;
+  readonly func: AbstractTool<Record<string, unknown>, Result>;
   /** Arguments as the model sent them (a parsed object, or a JSON string when the provider gives text). */
   readonly args: unknown;
   /** Provider-supplied call id; null when the backend exposes none (for example raw-string parsing). */
@@ -12,7 +12,7 @@ export class ModelToolCall<Result = unknown> {
 
   constructor(
     name: string,
-    func: AbstractTool<never, Result>,
+    func: AbstractTool<Record<string, unknown>, Result>,
     args: unknown,
     toolCallId: string | null = null,
   ) {
