@@ -19,7 +19,7 @@ export const defaultModelSeed = 1;
 export interface GenerateModelOptions {
   readonly type?: WritableTensorType;
   readonly seed?: number;
-  /** Models folder; defaults to `modelsDirectory()`. */
+  /** Models folder for `resolve*`; defaults to `modelsDirectory()`. */
   readonly dir?: string;
   readonly onProgress?: (progress: GgufWriteProgress) => void;
   readonly signal?: AbortSignal;
@@ -33,9 +33,12 @@ export function modelsDirectory(): string {
   return fileURLToPath(new URL("../../models/", import.meta.url));
 }
 
-/** Where the vocabularies extracted from node-llama-cpp's bundle are cached. */
-export function vocabularyCacheDirectory(dir: string): string {
-  return join(dir, ".cache", "vocab");
+/**
+ * Where the vocabularies extracted from node-llama-cpp's bundle are cached: one place per installation,
+ * whatever folder a model is written to, so a test writing into a temporary folder extracts nothing.
+ */
+export function vocabularyCacheDirectory(): string {
+  return join(modelsDirectory(), ".cache", "vocab");
 }
 
 /** File name of a generated preset, e.g. `tiny-f32.gguf` or `llama-3.2-1b-q4_0-seed7.gguf`. */
@@ -51,8 +54,7 @@ export async function generatePresetModel(
   options: GenerateModelOptions = {},
 ): Promise<GgufWriteProgress> {
   const definition = modelPresets[preset];
-  const dir = options.dir ?? modelsDirectory();
-  const vocabulary = await loadVocabulary(definition.vocabulary, vocabularyCacheDirectory(dir));
+  const vocabulary = await loadVocabulary(definition.vocabulary, vocabularyCacheDirectory());
   const type = options.type ?? definition.defaultType;
   const seed = options.seed ?? defaultModelSeed;
   const model = synthesizeLlamaModel({

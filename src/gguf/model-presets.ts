@@ -32,7 +32,8 @@ export const modelPresets = {
   },
   "tiny-bpe": {
     name: "tiny-bpe",
-    description: "the tiny shape with Llama 3's 128k byte-level BPE vocabulary, tied output: ~17 MB in F16",
+    description:
+      "the tiny shape with Llama 3's 128k byte-level BPE vocabulary, tied output: ~24 MB in F16 (8 MB of it the BPE merges)",
     vocabulary: "llama-bpe",
     defaultType: "F16",
     hyperParameters: {

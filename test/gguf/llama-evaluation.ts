@@ -11,7 +11,9 @@ export function sharedLlama(): Promise<Llama> {
 }
 
 export interface EvaluationResult {
-  readonly promptTokens: number;
+  /** The prompt's tokens (without BOS) and the model's BOS token. */
+  readonly tokens: readonly number[];
+  readonly beginningOfSequence: number | null;
   readonly probabilities: readonly number[];
 }
 
@@ -29,7 +31,8 @@ export async function evaluateOneStep(modelPath: string, prompt = "Hello world")
         { temperature: 0 },
       )) {
         return {
-          promptTokens: tokens.length,
+          tokens: [...tokens],
+          beginningOfSequence: model.tokens.bos,
           probabilities: [...output.probabilities.values()],
         };
       }

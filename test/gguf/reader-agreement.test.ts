@@ -1,11 +1,6 @@
 import { readGgufFileInfo } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import {
-  modelsDirectory,
-  resolveDefaultModel,
-  resolveModel,
-  vocabularyCacheDirectory,
-} from "../../src/gguf/default-model.js";
+import { resolveDefaultModel, resolveModel, vocabularyCacheDirectory } from "../../src/gguf/default-model.js";
 import { ggmlTypes } from "../../src/gguf/ggml-type.js";
 import { readGgufFile } from "../../src/gguf/gguf-reader.js";
 import { ggufPlainValue } from "../../src/gguf/gguf-value.js";
@@ -49,7 +44,7 @@ async function expectAgreement(path: string): Promise<number> {
 describe("our reader and node-llama-cpp's readGgufFileInfo", () => {
   for (const vocabulary of vocabularyNames) {
     it(`agree on every key of the bundled ${vocabulary} vocabulary`, async () => {
-      const path = await ensureVocabularyFile(vocabulary, vocabularyCacheDirectory(modelsDirectory()));
+      const path = await ensureVocabularyFile(vocabulary, vocabularyCacheDirectory());
       expect(await expectAgreement(path)).toBeGreaterThan(10);
     });
   }
