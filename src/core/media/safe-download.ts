@@ -117,7 +117,17 @@ function requestOnce(
     });
   };
   const client = parsed.protocol === "https:" ? https : http;
-  return new Promise<RequestOutcome>((resolve, reject) => {
+  return new Promise<RequestOutcome>((resolveOutcome, rejectOutcome) => {
+    // The first outcome wins: destroying a response emits its own errors, which must not replace the reason.
+    let settled = false;
+    const resolve = (outcome: RequestOutcome) => {
+      if (!settled) resolveOutcome(outcome);
+      settled = true;
+    };
+    const reject = (error: unknown) => {
+      if (!settled) rejectOutcome(error);
+      settled = true;
+    };
     const request = client.get(
       parsed,
       { lookup, signal, headers: { accept: "image/*, audio/*, */*" } },
@@ -135,8 +145,8 @@ function requestOnce(
         }
         const declared = Number(response.headers["content-length"] ?? Number.NaN);
         if (Number.isFinite(declared) && declared > maxBytes) {
-          response.destroy();
           reject(tooLarge(originalUrl, maxBytes, `the server declared ${declared} bytes`));
+          response.destroy();
           return;
         }
         const chunks: Buffer[] = [];
@@ -145,8 +155,8 @@ function requestOnce(
           received += chunk.length;
           // Content-Length may lie: the cap is enforced on what actually arrives.
           if (received > maxBytes) {
-            response.destroy();
             reject(tooLarge(originalUrl, maxBytes, "the body kept coming"));
+            response.destroy();
             return;
           }
           chunks.push(chunk);
