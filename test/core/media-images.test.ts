@@ -157,7 +157,7 @@ describe("ImageUrlBlock and makeImageBlock", () => {
 describe("getImagesFromComponent / getAudioFromComponent", () => {
   class Attachments extends Component<string> {
     formatted = 0;
-    constructor(private readonly declared: TemplateRepresentation["images"]) {
+    constructor(private readonly declared: Array<ImageBlock | ImageUrlBlock> | null) {
       super();
     }
     parts(): Span[] {
