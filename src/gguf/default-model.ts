@@ -30,7 +30,7 @@ export function modelsDirectory(): string {
   const override = process.env.TESSERA_MODELS_DIR;
   if (override !== undefined && override !== "") return resolve(override);
   // src/gguf/ and dist/gguf/ both sit two levels below the package root.
-  return fileURLToPath(new URL("../../models/", import.meta.url));
+  return resolve(fileURLToPath(new URL("../../models/", import.meta.url)));
 }
 
 /**
