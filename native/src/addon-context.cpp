@@ -1,0 +1,263 @@
+#include "addon-context.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "addon-generation.h"
+
+namespace tessera {
+namespace {
+
+class CreateContextWorker : public Napi::AsyncWorker {
+ public:
+  CreateContextWorker(Napi::Env env, std::shared_ptr<ModelHandle> model, llama_context_params params)
+      : Napi::AsyncWorker(env, "tessera:createContext"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        model_(std::move(model)),
+        params_(params) {}
+
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+  void Execute() override {
+    if (model_->model == nullptr) {
+      SetError("the model was disposed before the context was created");
+      return;
+    }
+    context_ = llama_init_from_model(model_->model, params_);
+    if (context_ == nullptr) {
+      SetError("llama.cpp could not create a context of " + std::to_string(params_.n_ctx) +
+               " cells; try a smaller contextSize or fewer sequences (the KV cache may not fit in memory)");
+    }
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Object object = addonData(env).contextConstructor.New({});
+    AddonContext::Unwrap(object)->attach(env, model_, context_);
+    context_ = nullptr;
+    deferred_.Resolve(object);
+  }
+
+  void OnError(const Napi::Error& error) override {
+    deferred_.Reject(codedError(Env(), "ERR_CONTEXT_CREATE", error.Message()).Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<ModelHandle> model_;
+  llama_context_params params_;
+  llama_context* context_ = nullptr;
+};
+
+CaptureConfig captureOption(const Napi::Object& options, const char* topKName, const char* fullName) {
+  CaptureConfig capture;
+  if (booleanOption(options, fullName, false)) {
+    capture.mode = CaptureMode::full;
+  } else {
+    const int32_t topK = static_cast<int32_t>(numberOption(options, topKName, 0));
+    if (topK > 0) {
+      capture.mode = CaptureMode::topK;
+      capture.topK = topK;
+    }
+  }
+  return capture;
+}
+}  // namespace
+
+Napi::Function AddonContext::Define(Napi::Env env) {
+  return DefineClass(env, "AddonContext",
+                     {
+                         InstanceMethod("generate", &AddonContext::Generate),
+                         InstanceMethod("getSequenceTokens", &AddonContext::GetSequenceTokens),
+                         InstanceMethod("getInfo", &AddonContext::GetInfo),
+                         InstanceMethod("dispose", &AddonContext::Dispose),
+                     });
+}
+
+Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandle>& model, const Napi::Object& options) {
+  llama_context_params params = llama_context_default_params();
+  const uint32_t sequences = static_cast<uint32_t>(numberOption(options, "sequences", 1));
+  const uint32_t perSequence = static_cast<uint32_t>(numberOption(options, "contextSize", 4096));
+  const bool unified = booleanOption(options, "unifiedKvCache", false);
+  // contextSize is per sequence: a non-unified cache gives each sequence its own stream of that size.
+  params.n_ctx = unified ? perSequence : perSequence * sequences;
+  params.n_seq_max = sequences;
+  params.kv_unified = unified;
+  params.n_batch = static_cast<uint32_t>(numberOption(options, "batchSize", 512));
+  params.n_ubatch = std::min<uint32_t>(params.n_batch, 512);
+  const int32_t threads = static_cast<int32_t>(numberOption(options, "threads", 1));
+  params.n_threads = threads;
+  params.n_threads_batch = static_cast<int32_t>(numberOption(options, "batchThreads", threads));
+  params.no_perf = true;
+  auto* worker = new CreateContextWorker(env, model, params);
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
+}
+
+void AddonContext::DisposeEngine(Napi::Env env, const std::shared_ptr<DecodeEngine>& engine) {
+  if (!engine || engine->isDisposed()) return;
+  for (auto& generation : engine->dispose()) {
+    if (generation->jsOwner != nullptr) static_cast<AddonGeneration*>(generation->jsOwner)->resolvePending(env);
+  }
+}
+
+AddonContext::AddonContext(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddonContext>(info) {}
+
+AddonContext::~AddonContext() {
+  if (engine_) engine_->dispose();
+  if (loop_) loop_->close();
+}
+
+void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context) {
+  model_ = model;
+  Napi::ThreadSafeFunction function =
+      Napi::ThreadSafeFunction::New(env, Napi::Function::New(env, [](const Napi::CallbackInfo&) {}), "tessera:decode", 0, 1);
+  function.Unref(env);
+  loop_ = std::make_shared<LoopKeeper>(function);
+  Napi::ThreadSafeFunction notifyFunction = function;
+  engine_ = std::make_shared<DecodeEngine>(model, context, [notifyFunction](const std::shared_ptr<GenerationState>& generation) mutable {
+    auto* payload = new std::shared_ptr<GenerationState>(generation);
+    const napi_status status = notifyFunction.NonBlockingCall(
+        payload, [](Napi::Env callbackEnv, Napi::Function, std::shared_ptr<GenerationState>* data) {
+          std::shared_ptr<GenerationState> state = std::move(*data);
+          delete data;
+          if (callbackEnv == nullptr) return;
+          if (state->jsOwner != nullptr) static_cast<AddonGeneration*>(state->jsOwner)->resolvePending(callbackEnv);
+        });
+    if (status != napi_ok) delete payload;
+  });
+  {
+    std::lock_guard<std::mutex> lock(model->enginesMutex);
+    model->engines.push_back(engine_);
+  }
+  std::lock_guard<std::mutex> lock(addonData(env).enginesMutex);
+  addonData(env).engines.push_back(engine_);
+}
+
+DecodeEngine& AddonContext::requireEngine(Napi::Env env) {
+  if (!engine_) throwCoded(env, "ERR_INVALID_STATE", "this context handle was not created by createContext");
+  if (engine_->isDisposed()) throwCoded(env, "ERR_DISPOSED", "the context (or its model) was disposed; create a new one");
+  return *engine_;
+}
+
+Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DecodeEngine& engine = requireEngine(env);
+  if (!info[0].IsObject()) throwCoded(env, "ERR_INVALID_ARGUMENT", "generate expects an options object");
+  Napi::Object options = info[0].As<Napi::Object>();
+  Napi::Value tokensValue = options.Get("tokens");
+  if (!tokensValue.IsTypedArray() || tokensValue.As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "generate expects `tokens` as an Int32Array");
+  }
+  Napi::Int32Array tokens = tokensValue.As<Napi::Int32Array>();
+  const int32_t vocabSize = model_->vocabSize;
+  auto state = std::make_shared<GenerationState>();
+  state->vocabSize = vocabSize;
+  GenerationConfig& config = state->config;
+  config.prompt.assign(tokens.Data(), tokens.Data() + tokens.ElementLength());
+  if (config.prompt.empty()) throwCoded(env, "ERR_EMPTY_PROMPT", "the prompt has no tokens; pass at least one token");
+  for (size_t index = 0; index < config.prompt.size(); index++) {
+    if (config.prompt[index] < 0 || config.prompt[index] >= vocabSize) {
+      throwCoded(env, "ERR_TOKEN_OUT_OF_RANGE",
+                 "prompt token " + std::to_string(config.prompt[index]) + " at index " + std::to_string(index) +
+                     " is outside the vocabulary [0, " + std::to_string(vocabSize) + ")");
+    }
+  }
+  if (static_cast<int64_t>(config.prompt.size()) >= engine.sequenceContextSize()) {
+    throwCoded(env, "ERR_CONTEXT_OVERFLOW",
+               "the prompt has " + std::to_string(config.prompt.size()) + " tokens but a sequence of this context holds " +
+                   std::to_string(engine.sequenceContextSize()) + " (one more is needed to generate)");
+  }
+
+  SamplerConfig& sampler = config.sampler;
+  sampler.greedy = booleanOption(options, "greedy", false);
+  sampler.seed = static_cast<uint32_t>(numberOption(options, "seed", 0));
+  Napi::Value temperature = options.Get("temperature");
+  if (temperature.IsNumber()) {
+    sampler.hasTemperature = true;
+    sampler.temperature = temperature.As<Napi::Number>().FloatValue();
+  }
+  sampler.topK = static_cast<int32_t>(numberOption(options, "topK", 0));
+  sampler.topP = static_cast<float>(numberOption(options, "topP", 1));
+  sampler.minP = static_cast<float>(numberOption(options, "minP", 0));
+  sampler.typicalP = static_cast<float>(numberOption(options, "typicalP", 1));
+  sampler.penaltyLastN = static_cast<int32_t>(numberOption(options, "penaltyLastN", 64));
+  sampler.repeatPenalty = static_cast<float>(numberOption(options, "repeatPenalty", 1));
+  sampler.frequencyPenalty = static_cast<float>(numberOption(options, "frequencyPenalty", 0));
+  sampler.presencePenalty = static_cast<float>(numberOption(options, "presencePenalty", 0));
+  Napi::Value biasTokens = options.Get("logitBiasTokens");
+  Napi::Value biasValues = options.Get("logitBiasValues");
+  if (biasTokens.IsTypedArray() && biasValues.IsTypedArray()) {
+    Napi::Int32Array ids = biasTokens.As<Napi::Int32Array>();
+    Napi::Float32Array values = biasValues.As<Napi::Float32Array>();
+    if (ids.ElementLength() != values.ElementLength()) {
+      throwCoded(env, "ERR_INVALID_ARGUMENT", "logitBiasTokens and logitBiasValues differ in length");
+    }
+    for (size_t index = 0; index < ids.ElementLength(); index++) {
+      if (ids[index] < 0 || ids[index] >= vocabSize) {
+        throwCoded(env, "ERR_TOKEN_OUT_OF_RANGE",
+                   "logit bias token " + std::to_string(ids[index]) + " is outside the vocabulary [0, " +
+                       std::to_string(vocabSize) + ")");
+      }
+      sampler.logitBias.push_back(llama_logit_bias{ids[index], values[index]});
+    }
+  }
+  sampler.grammar = stringOption(options, "grammar", "");
+  sampler.grammarRoot = stringOption(options, "grammarRoot", "root");
+
+  config.raw = captureOption(options, "rawTopK", "rawFull");
+  config.processed = captureOption(options, "processedTopK", "processedFull");
+  config.maxTokens = static_cast<int32_t>(numberOption(options, "maxTokens", 0));
+  config.ignoreEos = booleanOption(options, "ignoreEos", false);
+  config.promptLogprobs = booleanOption(options, "promptLogprobs", false);
+  config.reusePrefix = booleanOption(options, "reusePrefix", true);
+  config.queueCapacity = static_cast<uint32_t>(std::max(1.0, numberOption(options, "queueCapacity", 32)));
+
+  try {
+    state->samplers.build(model_->vocab, sampler);
+  } catch (const std::invalid_argument& error) {
+    throwCoded(env, "ERR_GRAMMAR", std::string("the grammar does not parse: ") + error.what());
+  }
+  for (llama_token token : config.prompt) state->samplers.acceptPromptToken(token);
+
+  state->slots.resize(config.queueCapacity);
+  for (auto& slot : state->slots) {
+    if (config.raw.mode == CaptureMode::full) slot.rawFull.resize(static_cast<size_t>(vocabSize));
+    if (config.processed.mode == CaptureMode::full) slot.processedFull.resize(static_cast<size_t>(vocabSize));
+    slot.piece.reserve(16);
+  }
+
+  Napi::Object object = addonData(env).generationConstructor.New({});
+  AddonGeneration::Unwrap(object)->attach(Value(), state, engine_, loop_);
+  engine.submit(state);
+  return object;
+}
+
+Napi::Value AddonContext::GetSequenceTokens(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DecodeEngine& engine = requireEngine(env);
+  const auto tokens = engine.sequenceTokens(info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : -1);
+  Napi::Int32Array result = Napi::Int32Array::New(env, tokens.size());
+  std::copy(tokens.begin(), tokens.end(), result.Data());
+  return result;
+}
+
+Napi::Value AddonContext::GetInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DecodeEngine& engine = requireEngine(env);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("contextSize", engine.contextSize());
+  result.Set("sequenceContextSize", engine.sequenceContextSize());
+  result.Set("sequences", engine.sequenceCount());
+  result.Set("batchSize", engine.batchSize());
+  result.Set("threads", engine.threads());
+  return result;
+}
+
+Napi::Value AddonContext::Dispose(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  DisposeEngine(env, engine_);
+  return env.Undefined();
+}
+}  // namespace tessera

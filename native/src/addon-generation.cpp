@@ -1,0 +1,253 @@
+#include "addon-generation.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace tessera {
+namespace {
+
+Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, size_t head, size_t count,
+                            const CaptureConfig& capture, bool raw, Napi::Value target, int32_t vocabSize) {
+  Napi::Object columns = Napi::Object::New(env);
+  const size_t capacity = slots.size();
+  if (capture.mode == CaptureMode::topK) {
+    const size_t k = static_cast<size_t>(capture.topK);
+    Napi::Int32Array ids = Napi::Int32Array::New(env, count * k);
+    Napi::Float32Array logits = Napi::Float32Array::New(env, count * k);
+    Napi::Float32Array chosen = Napi::Float32Array::New(env, count);
+    Napi::Float32Array logSumExp = Napi::Float32Array::New(env, count);
+    for (size_t index = 0; index < count; index++) {
+      const TopKCapture& source = raw ? slots[(head + index) % capacity].raw : slots[(head + index) % capacity].processed;
+      std::memcpy(ids.Data() + index * k, source.ids.data(), k * sizeof(int32_t));
+      std::memcpy(logits.Data() + index * k, source.logits.data(), k * sizeof(float));
+      chosen[index] = source.chosenLogit;
+      logSumExp[index] = source.logSumExp;
+    }
+    columns.Set("topK", Napi::Number::New(env, static_cast<double>(k)));
+    columns.Set("ids", ids);
+    columns.Set("logits", logits);
+    columns.Set("chosenLogits", chosen);
+    columns.Set("logSumExp", logSumExp);
+  } else if (capture.mode == CaptureMode::full) {
+    // The caller hands a Float32Array it owns; vectors go there by memcpy, never as boxed numbers.
+    Napi::Float32Array destination = target.As<Napi::Float32Array>();
+    const size_t stride = static_cast<size_t>(vocabSize);
+    for (size_t index = 0; index < count; index++) {
+      const EventSlot& slot = slots[(head + index) % capacity];
+      const std::vector<float>& source = raw ? slot.rawFull : slot.processedFull;
+      std::memcpy(destination.Data() + index * stride, source.data(), stride * sizeof(float));
+    }
+    columns.Set("full", destination);
+  }
+  return columns;
+}
+
+bool isFloat32Array(Napi::Value value) {
+  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;
+}
+}  // namespace
+
+Napi::Function AddonGeneration::Define(Napi::Env env) {
+  return DefineClass(env, "AddonGeneration",
+                     {
+                         InstanceMethod("pull", &AddonGeneration::Pull),
+                         InstanceMethod("abort", &AddonGeneration::Abort),
+                         InstanceMethod("getStats", &AddonGeneration::GetStats),
+                         InstanceMethod("getPromptLogprobs", &AddonGeneration::GetPromptLogprobs),
+                     });
+}
+
+AddonGeneration::AddonGeneration(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddonGeneration>(info) {}
+
+AddonGeneration::~AddonGeneration() {
+  if (!state_) return;
+  state_->jsOwner = nullptr;
+  // A handle collected before its end means nobody will read it: stop decoding for it.
+  if (engine_ && !engine_->isDisposed()) engine_->requestAbort(*state_);
+  if (pending_ && loop_) loop_->release(Env());
+}
+
+void AddonGeneration::attach(Napi::Object context, std::shared_ptr<GenerationState> state,
+                             std::shared_ptr<DecodeEngine> engine, std::shared_ptr<LoopKeeper> loop) {
+  context_ = Napi::Persistent(context);
+  state_ = std::move(state);
+  engine_ = std::move(engine);
+  loop_ = std::move(loop);
+  state_->jsOwner = this;
+}
+
+GenerationState& AddonGeneration::requireState(Napi::Env env) {
+  if (!state_) throwCoded(env, "ERR_INVALID_STATE", "this generation handle was not created by generate");
+  return *state_;
+}
+
+Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents, Napi::Value rawTarget, Napi::Value processedTarget) {
+  GenerationState& state = *state_;
+  const auto& config = state.config;
+  const size_t stride = static_cast<size_t>(state.vocabSize);
+  size_t count;
+  size_t head;
+  bool wasFull;
+  {
+    std::lock_guard<std::mutex> lock(engine_->mutex);
+    count = std::min(state.count, maxEvents);
+    head = state.head;
+    wasFull = state.count >= state.slots.size();
+  }
+  if (config.raw.mode == CaptureMode::full) count = std::min(count, rawTarget.As<Napi::Float32Array>().ElementLength() / stride);
+  if (config.processed.mode == CaptureMode::full) {
+    count = std::min(count, processedTarget.As<Napi::Float32Array>().ElementLength() / stride);
+  }
+
+  // Slots [head, head + count) are not written by the decode thread until we hand them back below.
+  const size_t capacity = state.slots.size();
+  Napi::Int32Array tokens = Napi::Int32Array::New(env, count);
+  Napi::Float32Array logprobs = Napi::Float32Array::New(env, count);
+  Napi::Uint32Array pieceEnds = Napi::Uint32Array::New(env, count);
+  size_t pieceBytes = 0;
+  for (size_t index = 0; index < count; index++) {
+    const EventSlot& slot = state.slots[(head + index) % capacity];
+    tokens[index] = slot.token;
+    logprobs[index] = slot.logprob;
+    pieceBytes += slot.piece.size();
+    pieceEnds[index] = static_cast<uint32_t>(pieceBytes);
+  }
+  Napi::Uint8Array pieces = Napi::Uint8Array::New(env, pieceBytes);
+  size_t offset = 0;
+  for (size_t index = 0; index < count; index++) {
+    const std::string& piece = state.slots[(head + index) % capacity].piece;
+    std::memcpy(pieces.Data() + offset, piece.data(), piece.size());
+    offset += piece.size();
+  }
+
+  Napi::Object batch = Napi::Object::New(env);
+  batch.Set("count", Napi::Number::New(env, static_cast<double>(count)));
+  batch.Set("tokens", tokens);
+  batch.Set("logprobs", logprobs);
+  batch.Set("pieceBytes", pieces);
+  batch.Set("pieceEnds", pieceEnds);
+  if (config.raw.mode != CaptureMode::off) {
+    batch.Set("raw", captureColumns(env, state.slots, head, count, config.raw, true, rawTarget, state.vocabSize));
+  }
+  if (config.processed.mode != CaptureMode::off) {
+    batch.Set("processed",
+              captureColumns(env, state.slots, head, count, config.processed, false, processedTarget, state.vocabSize));
+  }
+
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(engine_->mutex);
+    state.head = (state.head + count) % capacity;
+    state.count -= count;
+    done = state.finished && state.count == 0;
+  }
+  if (wasFull && count > 0) engine_->wake();  // this sequence was parked on a full queue
+  batch.Set("done", Napi::Boolean::New(env, done));
+  return batch;
+}
+
+Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  GenerationState& state = requireState(env);
+  if (pending_) throwCoded(env, "ERR_PULL_PENDING", "a pull is already waiting; await it before pulling again");
+  const size_t maxEvents = info[0].IsNumber() ? static_cast<size_t>(std::max(1.0, info[0].As<Napi::Number>().DoubleValue()))
+                                              : state.slots.size();
+  const size_t stride = static_cast<size_t>(state.vocabSize);
+  if (state.config.raw.mode == CaptureMode::full &&
+      (!isFloat32Array(info[1]) || info[1].As<Napi::Float32Array>().ElementLength() < stride)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "full raw capture needs a Float32Array of at least vocabSize elements");
+  }
+  if (state.config.processed.mode == CaptureMode::full &&
+      (!isFloat32Array(info[2]) || info[2].As<Napi::Float32Array>().ElementLength() < stride)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "full processed capture needs a Float32Array of at least vocabSize elements");
+  }
+  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+  bool ready;
+  {
+    std::lock_guard<std::mutex> lock(engine_->mutex);
+    ready = state.count > 0 || state.finished;
+    if (!ready) state.pullWaiting = true;
+  }
+  if (ready) {
+    deferred.Resolve(takeBatch(env, maxEvents, info[1], info[2]));
+    return deferred.Promise();
+  }
+  pending_ = std::make_unique<Napi::Promise::Deferred>(deferred);
+  pendingMaxEvents_ = maxEvents;
+  // References only take objects on Node 20, and the targets are optional.
+  if (info[1].IsObject()) pendingRawTarget_ = Napi::Persistent(info[1]);
+  if (info[2].IsObject()) pendingProcessedTarget_ = Napi::Persistent(info[2]);
+  loop_->retain(env);
+  return deferred.Promise();
+}
+
+void AddonGeneration::resolvePending(Napi::Env env) {
+  if (!pending_) return;
+  {
+    std::lock_guard<std::mutex> lock(engine_->mutex);
+    if (state_->count == 0 && !state_->finished) {
+      state_->pullWaiting = true;  // a wake-up raced with an earlier settle; keep waiting
+      return;
+    }
+    state_->pullWaiting = false;
+  }
+  std::unique_ptr<Napi::Promise::Deferred> deferred = std::move(pending_);
+  Napi::Value rawTarget = pendingRawTarget_.IsEmpty() ? env.Undefined() : pendingRawTarget_.Value();
+  Napi::Value processedTarget = pendingProcessedTarget_.IsEmpty() ? env.Undefined() : pendingProcessedTarget_.Value();
+  pendingRawTarget_.Reset();
+  pendingProcessedTarget_.Reset();
+  loop_->release(env);
+  try {
+    deferred->Resolve(takeBatch(env, pendingMaxEvents_, rawTarget, processedTarget));
+  } catch (const Napi::Error& error) {
+    deferred->Reject(error.Value());
+  }
+}
+
+Napi::Value AddonGeneration::Abort(const Napi::CallbackInfo& info) {
+  GenerationState& state = requireState(info.Env());
+  if (!engine_->isDisposed()) engine_->requestAbort(state);
+  return info.Env().Undefined();
+}
+
+Napi::Value AddonGeneration::GetStats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  GenerationState& state = requireState(env);
+  Napi::Object stats = Napi::Object::New(env);
+  std::lock_guard<std::mutex> lock(engine_->mutex);
+  auto milliseconds = [](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double, std::milli>(to - from).count();
+  };
+  stats.Set("promptTokens", static_cast<double>(state.config.prompt.size()));
+  stats.Set("finished", state.finished);
+  const char* reason = finishReasonName(state.finishReason);
+  stats.Set("finishReason", reason == nullptr ? env.Null() : Napi::String::New(env, reason));
+  stats.Set("errorCode", state.errorCode.empty() ? env.Null() : Napi::String::New(env, state.errorCode));
+  stats.Set("errorMessage", state.errorMessage.empty() ? env.Null() : Napi::String::New(env, state.errorMessage));
+  stats.Set("sequence", state.sequence);
+  if (state.finished) {
+    // Decode-thread fields are stable once finished (written before the locked finish).
+    stats.Set("generatedTokens", state.generated);
+    stats.Set("reusedPromptTokens", state.reusedPromptTokens);
+    stats.Set("totalMs", milliseconds(state.createdAt, state.finishedAt));
+    if (state.hasFirstEvent) {
+      stats.Set("timeToFirstTokenMs", milliseconds(state.createdAt, state.firstEventAt));
+      stats.Set("decodeMs", milliseconds(state.firstEventAt, state.finishedAt));
+      if (state.hasPrefillStarted) stats.Set("prefillMs", milliseconds(state.prefillStartedAt, state.firstEventAt));
+    }
+  }
+  return stats;
+}
+
+Napi::Value AddonGeneration::GetPromptLogprobs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  GenerationState& state = requireState(env);
+  std::lock_guard<std::mutex> lock(engine_->mutex);
+  if (!state.finished || !state.config.promptLogprobs || state.promptLogprobs.empty()) return env.Null();
+  Napi::Float32Array result = Napi::Float32Array::New(env, state.promptLogprobs.size());
+  std::memcpy(result.Data(), state.promptLogprobs.data(), state.promptLogprobs.size() * sizeof(float));
+  return result;
+}
+}  // namespace tessera

@@ -1,0 +1,41 @@
+#pragma once
+#include <napi.h>
+
+#include <memory>
+
+#include "addon-support.h"
+#include "decode-engine.h"
+#include "generation-state.h"
+
+namespace tessera {
+
+// JavaScript handle of one generation: pull batches of events, abort, read stats.
+class AddonGeneration : public Napi::ObjectWrap<AddonGeneration> {
+ public:
+  static Napi::Function Define(Napi::Env env);
+  explicit AddonGeneration(const Napi::CallbackInfo& info);
+  ~AddonGeneration() override;
+
+  void attach(Napi::Object context, std::shared_ptr<GenerationState> state, std::shared_ptr<DecodeEngine> engine,
+              std::shared_ptr<LoopKeeper> loop);
+  // Settles a waiting pull if events or the end arrived (JavaScript thread).
+  void resolvePending(Napi::Env env);
+
+ private:
+  Napi::Value Pull(const Napi::CallbackInfo& info);
+  Napi::Value Abort(const Napi::CallbackInfo& info);
+  Napi::Value GetStats(const Napi::CallbackInfo& info);
+  Napi::Value GetPromptLogprobs(const Napi::CallbackInfo& info);
+  Napi::Object takeBatch(Napi::Env env, size_t maxEvents, Napi::Value rawTarget, Napi::Value processedTarget);
+  GenerationState& requireState(Napi::Env env);
+
+  Napi::ObjectReference context_;  // keeps the context (and its decode thread) alive while this handle lives
+  std::shared_ptr<GenerationState> state_;
+  std::shared_ptr<DecodeEngine> engine_;
+  std::shared_ptr<LoopKeeper> loop_;
+  std::unique_ptr<Napi::Promise::Deferred> pending_;
+  size_t pendingMaxEvents_ = 0;
+  Napi::Reference<Napi::Value> pendingRawTarget_;
+  Napi::Reference<Napi::Value> pendingProcessedTarget_;
+};
+}  // namespace tessera

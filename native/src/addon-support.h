@@ -1,0 +1,59 @@
+#pragma once
+#include <napi.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class DecodeEngine;
+
+// Per-environment data: class constructors and every live engine, so that environment teardown can
+// stop decode threads before llama.cpp's globals go away.
+struct AddonData {
+  Napi::FunctionReference modelConstructor;
+  Napi::FunctionReference contextConstructor;
+  Napi::FunctionReference generationConstructor;
+  std::mutex enginesMutex;
+  std::vector<std::weak_ptr<DecodeEngine>> engines;
+};
+
+AddonData& addonData(Napi::Env env);
+
+// Errors carry a stable `code` that the TypeScript layer maps to its typed error classes.
+[[noreturn]] void throwCoded(Napi::Env env, const char* code, const std::string& message);
+Napi::Error codedError(Napi::Env env, const char* code, const std::string& message);
+
+// Keeps the event loop alive while at least one pull waits for the decode thread.
+class LoopKeeper {
+ public:
+  explicit LoopKeeper(Napi::ThreadSafeFunction function) : function_(function) {}
+  void retain(Napi::Env env) {
+    if (released_) return;
+    if (waiting_++ == 0) function_.Ref(env);
+  }
+  void release(Napi::Env env) {
+    if (released_ || waiting_ == 0) return;
+    if (--waiting_ == 0) function_.Unref(env);
+  }
+  void close() {
+    if (released_) return;
+    released_ = true;
+    function_.Release();
+  }
+  bool isClosed() const { return released_; }
+  Napi::ThreadSafeFunction& function() { return function_; }
+
+ private:
+  Napi::ThreadSafeFunction function_;
+  size_t waiting_ = 0;
+  bool released_ = false;
+};
+
+// Reads an optional property: undefined/missing gives the fallback.
+double numberOption(const Napi::Object& options, const char* name, double fallback);
+bool booleanOption(const Napi::Object& options, const char* name, bool fallback);
+std::string stringOption(const Napi::Object& options, const char* name, const std::string& fallback);
+}  // namespace tessera

@@ -1,0 +1,46 @@
+// Registers the addon's classes and functions; the wrapped objects live in addon-<thing>.cpp.
+#include <napi.h>
+
+#include "addon-backends.h"
+#include "addon-context.h"
+#include "addon-generation.h"
+#include "addon-model.h"
+#include "addon-support.h"
+
+namespace tessera {
+namespace {
+void stopEngines(AddonData* data) {
+  std::vector<std::shared_ptr<DecodeEngine>> engines;
+  {
+    std::lock_guard<std::mutex> lock(data->enginesMutex);
+    for (auto& weak : data->engines) {
+      if (auto engine = weak.lock()) engines.push_back(engine);
+    }
+  }
+  // Decode threads must end before the process tears down llama.cpp's globals.
+  for (auto& engine : engines) engine->dispose();
+}
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* data = new AddonData();
+  env.SetInstanceData<AddonData>(data);
+  env.AddCleanupHook([data] { stopEngines(data); });
+  Napi::Function model = AddonModel::Define(env);
+  data->modelConstructor = Napi::Persistent(model);
+  data->contextConstructor = Napi::Persistent(AddonContext::Define(env));
+  data->generationConstructor = Napi::Persistent(AddonGeneration::Define(env));
+  exports.Set("loadBackends", Napi::Function::New(env, LoadBackends, "loadBackends"));
+  exports.Set("loadBackendLibrary", Napi::Function::New(env, LoadBackendLibrary, "loadBackendLibrary"));
+  exports.Set("listDevices", Napi::Function::New(env, ListDevices, "listDevices"));
+  exports.Set("setLogLevel", Napi::Function::New(env, SetLogLevel, "setLogLevel"));
+  exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
+  exports.Set("loadModel", model.Get("load"));
+  exports.Set("addonVersion", Napi::Number::New(env, 1));
+  return exports;
+}
+}  // namespace tessera
+
+static Napi::Object InitTessera(Napi::Env env, Napi::Object exports) { return tessera::Init(env, exports); }
+NODE_API_MODULE(tessera_addon, InitTessera)

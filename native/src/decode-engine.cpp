@@ -1,0 +1,480 @@
+#include "decode-engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "model-handle.h"
+
+namespace tessera {
+namespace {
+// Below this many shared tokens, prefilling again is cheaper than copying another sequence's KV
+// stream (a cross-stream copy moves the whole stream buffer).
+constexpr size_t minimumSharedPrefix = 32;
+
+size_t commonPrefix(const std::vector<llama_token>& a, const std::vector<llama_token>& b) {
+  const size_t limit = std::min(a.size(), b.size());
+  size_t length = 0;
+  while (length < limit && a[length] == b[length]) length++;
+  return length;
+}
+}  // namespace
+
+const char* finishReasonName(FinishReason reason) {
+  switch (reason) {
+    case FinishReason::stop: return "stop";
+    case FinishReason::length: return "length";
+    case FinishReason::abort: return "abort";
+    case FinishReason::error: return "error";
+    default: return nullptr;
+  }
+}
+
+DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify)
+    : model_(std::move(model)),
+      context_(context),
+      vocab_(model_->vocab),
+      vocabSize_(model_->vocabSize),
+      sequenceCount_(static_cast<int32_t>(llama_n_seq_max(context))),
+      sequenceContextSize_(static_cast<int32_t>(llama_n_ctx_seq(context))),
+      contextSize_(static_cast<int32_t>(llama_n_ctx(context))),
+      batchSize_(static_cast<int32_t>(llama_n_batch(context))),
+      threads_(llama_n_threads(context)),
+      notify_(std::move(notify)) {
+  sequenceTokens_.resize(static_cast<size_t>(sequenceCount_));
+  llama_set_abort_callback(context_, abortCallback, this);
+  thread_ = std::thread([this] { run(); });
+}
+
+DecodeEngine::~DecodeEngine() { dispose(); }
+
+void DecodeEngine::submit(const std::shared_ptr<GenerationState>& generation) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    waiting_.push_back(generation);
+  }
+  wake_.notify_one();
+}
+
+void DecodeEngine::requestAbort(GenerationState& generation) {
+  generation.abortRequested.store(true);
+  wake();
+}
+
+void DecodeEngine::wake() {
+  // Taking the mutex orders this wake-up after the decode thread's check of its wait predicate.
+  { std::lock_guard<std::mutex> lock(mutex); }
+  wake_.notify_one();
+}
+
+std::vector<std::shared_ptr<GenerationState>> DecodeEngine::dispose() {
+  std::vector<std::shared_ptr<GenerationState>> toNotify;
+  if (disposed_) return toNotify;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    shutdown_.store(true);
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto everyone = active_;
+    everyone.insert(everyone.end(), waiting_.begin(), waiting_.end());
+    for (auto& generation : everyone) {
+      finishLocked(generation, FinishReason::abort, "ERR_CONTEXT_DISPOSED", "the context was disposed during generation",
+                   toNotify);
+    }
+    active_.clear();
+    waiting_.clear();
+  }
+  llama_free(context_);
+  context_ = nullptr;
+  disposed_ = true;
+  return toNotify;
+}
+
+std::vector<llama_token> DecodeEngine::sequenceTokens(int32_t sequence) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (sequence < 0 || sequence >= sequenceCount_) return {};
+  return sequenceTokens_[static_cast<size_t>(sequence)];
+}
+
+bool DecodeEngine::abortCallback(void* data) {
+  auto* self = static_cast<DecodeEngine*>(data);
+  if (self->shutdown_.load(std::memory_order_relaxed)) return true;
+  // One batch serves several sequences: interrupt it only when every one of them wants to stop.
+  if (self->batchMembers_.empty()) return false;
+  for (auto* generation : self->batchMembers_) {
+    if (!generation->abortRequested.load(std::memory_order_relaxed)) return false;
+  }
+  return true;
+}
+
+bool DecodeEngine::hasWorkLocked() {
+  if (shutdown_.load()) return true;
+  for (auto& generation : waiting_) {
+    if (generation->abortRequested.load()) return true;
+  }
+  if (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) return true;
+  for (auto& generation : active_) {
+    if (generation->abortRequested.load()) return true;
+    if (generation->count < generation->slots.size()) return true;
+  }
+  return false;
+}
+
+void DecodeEngine::clearSequence(int32_t sequence) {
+  if (sequence < 0) return;
+  llama_memory_seq_rm(llama_get_memory(context_), sequence, -1, -1);
+  sequenceTokens_[static_cast<size_t>(sequence)].clear();
+}
+
+void DecodeEngine::finishLocked(const std::shared_ptr<GenerationState>& generation, FinishReason reason,
+                                const char* code, const std::string& message,
+                                std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  if (generation->finished) return;
+  generation->finished = true;
+  generation->finishReason = reason;
+  generation->errorCode = code == nullptr ? "" : code;
+  generation->errorMessage = message;
+  generation->finishedAt = Clock::now();
+  active_.erase(std::remove(active_.begin(), active_.end(), generation), active_.end());
+  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), generation), waiting_.end());
+  if (generation->pullWaiting) {
+    generation->pullWaiting = false;
+    toNotify.push_back(generation);
+  }
+}
+
+void DecodeEngine::assignSequencesLocked() {
+  while (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) {
+    auto generation = waiting_.front();
+    waiting_.erase(waiting_.begin());
+    std::vector<bool> busy(static_cast<size_t>(sequenceCount_), false);
+    for (auto& other : active_) busy[static_cast<size_t>(other->sequence)] = true;
+    // Prefer the free sequence whose cached tokens share the longest prefix with this prompt.
+    int32_t best = -1;
+    size_t bestShared = 0;
+    for (int32_t sequence = 0; sequence < sequenceCount_; sequence++) {
+      if (busy[static_cast<size_t>(sequence)]) continue;
+      const size_t shared = commonPrefix(sequenceTokens_[static_cast<size_t>(sequence)], generation->config.prompt);
+      if (best < 0 || shared > bestShared ||
+          (shared == bestShared && sequenceTokens_[static_cast<size_t>(sequence)].empty())) {
+        best = sequence;
+        bestShared = shared;
+      }
+    }
+    generation->sequence = best;
+    active_.push_back(generation);
+  }
+}
+
+bool DecodeEngine::startGeneration(GenerationState& generation) {
+  auto& prompt = generation.config.prompt;
+  const int32_t sequence = generation.sequence;
+  auto& cached = sequenceTokens_[static_cast<size_t>(sequence)];
+  llama_memory_t memory = llama_get_memory(context_);
+  // Keep at least one prompt token to decode: its logits drive the first sample.
+  const size_t usableLimit = prompt.size() - 1;
+  size_t reused = 0;
+
+  if (generation.config.reusePrefix && !generation.config.promptLogprobs) {
+    const size_t own = std::min(commonPrefix(cached, prompt), usableLimit);
+    // Another generation prefilling the same long prefix right now: wait for it, then copy its cells
+    // instead of computing the same prefix twice (best-of-n, concurrent requests with one system prompt).
+    for (auto& other : active_) {
+      if (other.get() == &generation || !other->started || other->prefillDone) continue;
+      const size_t shared = std::min(commonPrefix(other->config.prompt, prompt), usableLimit);
+      if (shared >= own + minimumSharedPrefix) return false;
+    }
+    int32_t donor = -1;
+    size_t donorShared = own;
+    for (int32_t other = 0; other < sequenceCount_; other++) {
+      if (other == sequence) continue;
+      const size_t shared = std::min(commonPrefix(sequenceTokens_[static_cast<size_t>(other)], prompt), usableLimit);
+      if (shared >= donorShared + minimumSharedPrefix) {
+        donor = other;
+        donorShared = shared;
+      }
+    }
+    if (donor >= 0) {
+      llama_memory_seq_rm(memory, sequence, -1, -1);
+      llama_memory_seq_cp(memory, donor, sequence, -1, -1);
+      llama_memory_seq_rm(memory, sequence, static_cast<llama_pos>(donorShared), -1);
+      cached.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(donorShared));
+      reused = donorShared;
+    } else if (llama_memory_seq_rm(memory, sequence, static_cast<llama_pos>(own), -1)) {
+      cached.resize(own);
+      reused = own;
+    } else {
+      clearSequence(sequence);  // memories that cannot drop a tail (recurrent models) start over
+    }
+  } else {
+    clearSequence(sequence);
+  }
+
+  generation.started = true;
+  generation.promptCursor = reused;
+  generation.position = static_cast<int32_t>(reused);
+  generation.reusedPromptTokens = static_cast<int32_t>(reused);
+  generation.candidates.resize(static_cast<size_t>(vocabSize_));
+  if (generation.config.promptLogprobs) {
+    generation.promptLogprobs.assign(prompt.size(), std::numeric_limits<float>::quiet_NaN());
+  }
+  return true;
+}
+
+void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPointer, const float* row,
+                          std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  GenerationState& generation = *generationPointer;
+  auto& candidates = generation.candidates;
+  bool finite = true;
+  for (int32_t id = 0; id < vocabSize_; id++) {
+    const float logit = row[id];
+    finite &= std::isfinite(logit);
+    candidates[static_cast<size_t>(id)] = llama_token_data{id, logit, 0.0f};
+  }
+  if (!finite) {
+    std::lock_guard<std::mutex> lock(mutex);
+    clearSequence(generation.sequence);
+    finishLocked(generationPointer, FinishReason::error, "ERR_NON_FINITE_LOGITS",
+                 "the model produced NaN or infinite logits at generated token " + std::to_string(generation.generated) +
+                     " (position " + std::to_string(generation.position) +
+                     "); the model file is probably broken (bad weights or quantization scales)",
+                 toNotify);
+    return;
+  }
+
+  size_t writeIndex;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    // head + count is unchanged by pulls (they advance head and shrink count together).
+    writeIndex = (generation.head + generation.count) % generation.slots.size();
+  }
+  EventSlot& slot = generation.slots[writeIndex];
+  const auto& config = generation.config;
+
+  if (config.raw.mode == CaptureMode::topK) {
+    topKDense(row, vocabSize_, config.raw.topK, slot.raw);
+    slot.raw.logSumExp = logSumExpDense(row, vocabSize_);
+  } else if (config.raw.mode == CaptureMode::full) {
+    std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+  }
+
+  llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
+  generation.samplers.applyProcessing(array);
+  const float processedLogSumExp = logSumExpCandidates(array);
+  if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
+    std::lock_guard<std::mutex> lock(mutex);
+    clearSequence(generation.sequence);
+    finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES",
+                 "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at generated "
+                 "token " + std::to_string(generation.generated) + "; loosen the grammar or the bias",
+                 toNotify);
+    return;
+  }
+  if (config.processed.mode == CaptureMode::topK) {
+    topKCandidates(array, config.processed.topK, slot.processed);
+    slot.processed.logSumExp = processedLogSumExp;
+  } else if (config.processed.mode == CaptureMode::full) {
+    scatterCandidates(array, slot.processedFull.data(), vocabSize_);
+  }
+
+  generation.samplers.applySelector(array);
+  if (array.selected < 0 || static_cast<size_t>(array.selected) >= array.size) {
+    std::lock_guard<std::mutex> lock(mutex);
+    clearSequence(generation.sequence);
+    finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
+    return;
+  }
+  const llama_token token = array.data[array.selected].id;
+  const float chosenLogit = array.data[array.selected].logit;
+  slot.token = token;
+  slot.logprob = chosenLogit - processedLogSumExp;
+  slot.raw.chosenLogit = row[token];
+  slot.processed.chosenLogit = chosenLogit;
+
+  char pieceBuffer[128];
+  int32_t pieceLength = llama_token_to_piece(vocab_, token, pieceBuffer, sizeof(pieceBuffer), 0, false);
+  if (pieceLength >= 0) {
+    slot.piece.assign(pieceBuffer, static_cast<size_t>(pieceLength));
+  } else {
+    slot.piece.resize(static_cast<size_t>(-pieceLength));
+    pieceLength = llama_token_to_piece(vocab_, token, slot.piece.data(), -pieceLength, 0, false);
+    slot.piece.resize(static_cast<size_t>(std::max(pieceLength, 0)));
+  }
+
+  generation.samplers.accept(token);
+  generation.generated++;
+  generation.pendingToken = token;
+
+  FinishReason reason = FinishReason::none;
+  if (!config.ignoreEos && llama_vocab_is_eog(vocab_, token)) {
+    reason = FinishReason::stop;
+  } else if (config.maxTokens > 0 && generation.generated >= config.maxTokens) {
+    reason = FinishReason::length;
+  } else if (generation.position >= sequenceContextSize_) {
+    reason = FinishReason::length;  // no cell left for the next token in this sequence
+  }
+
+  std::lock_guard<std::mutex> lock(mutex);
+  generation.count++;
+  if (!generation.hasFirstEvent) {
+    generation.hasFirstEvent = true;
+    generation.firstEventAt = Clock::now();
+  }
+  if (reason != FinishReason::none) {
+    finishLocked(generationPointer, reason, nullptr, "", toNotify);
+  } else if (generation.pullWaiting) {
+    generation.pullWaiting = false;
+    toNotify.push_back(generationPointer);
+  }
+}
+
+void DecodeEngine::run() {
+  llama_batch batch = llama_batch_init(batchSize_, 0, 1);
+  std::vector<std::shared_ptr<GenerationState>> toNotify;
+  std::vector<std::shared_ptr<GenerationState>> members;
+  std::vector<Planned> plan;
+
+  while (true) {
+    toNotify.clear();
+    members.clear();
+    plan.clear();
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      wake_.wait(lock, [this] { return hasWorkLocked(); });
+      if (shutdown_.load()) break;
+      for (auto generation : std::vector<std::shared_ptr<GenerationState>>(waiting_)) {
+        if (generation->abortRequested.load()) {
+          finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
+        }
+      }
+      for (auto generation : std::vector<std::shared_ptr<GenerationState>>(active_)) {
+        if (generation->abortRequested.load()) {
+          // An aborted generation leaves nothing behind: its cells go, so the next prompt starts clean.
+          clearSequence(generation->sequence);
+          finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
+        }
+      }
+      assignSequencesLocked();
+      const size_t activeCount = active_.size();
+      for (size_t offset = 0; offset < activeCount; offset++) {
+        auto& generation = active_[(roundRobin_ + offset) % activeCount];
+        if (generation->count < generation->slots.size()) members.push_back(generation);
+      }
+      roundRobin_++;
+    }
+    for (auto& generation : toNotify) notify_(generation);
+    toNotify.clear();
+    if (members.empty()) continue;
+
+    // One batch: a token for every decoding sequence first (they are latency-bound), then prefill chunks.
+    int32_t budget = batchSize_;
+    batch.n_tokens = 0;
+    auto addToken = [&batch](llama_token token, llama_pos position, llama_seq_id sequence, bool logits) {
+      const int32_t index = batch.n_tokens++;
+      batch.token[index] = token;
+      batch.pos[index] = position;
+      batch.n_seq_id[index] = 1;
+      batch.seq_id[index][0] = sequence;
+      batch.logits[index] = logits ? 1 : 0;
+    };
+    for (auto& generation : members) {
+      if (budget == 0) break;
+      if (!generation->started || !generation->prefillDone) continue;
+      plan.push_back({generation, static_cast<size_t>(batch.n_tokens), 1, false});
+      addToken(generation->pendingToken, generation->position, generation->sequence, true);
+      budget--;
+    }
+    for (auto& generation : members) {
+      if (budget == 0) break;
+      if (!generation->started) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!startGeneration(*generation)) continue;
+      }
+      if (generation->prefillDone) continue;
+      const auto& prompt = generation->config.prompt;
+      const size_t chunk = std::min(prompt.size() - generation->promptCursor, static_cast<size_t>(budget));
+      if (chunk == 0) continue;
+      if (!generation->hasPrefillStarted) {
+        generation->hasPrefillStarted = true;
+        generation->prefillStartedAt = Clock::now();
+      }
+      plan.push_back({generation, static_cast<size_t>(batch.n_tokens), chunk, true});
+      for (size_t offset = 0; offset < chunk; offset++) {
+        const size_t index = generation->promptCursor + offset;
+        const bool last = index + 1 == prompt.size();
+        addToken(prompt[index], static_cast<llama_pos>(index), generation->sequence,
+                 last || generation->config.promptLogprobs);
+      }
+      budget -= static_cast<int32_t>(chunk);
+    }
+    if (batch.n_tokens == 0) {
+      // Everyone is waiting for a sibling's prefill that is itself parked: should not happen, but never spin.
+      std::unique_lock<std::mutex> lock(mutex);
+      wake_.wait_for(lock, std::chrono::milliseconds(1));
+      continue;
+    }
+
+    batchMembers_.clear();
+    for (auto& planned : plan) batchMembers_.push_back(planned.generation.get());
+    const int32_t status = llama_decode(context_, batch);
+    batchMembers_.clear();
+
+    if (status != 0) {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto& planned : plan) {
+        clearSequence(planned.generation->sequence);
+        if (status == 2) {
+          finishLocked(planned.generation, FinishReason::abort, nullptr, "", toNotify);
+        } else {
+          const std::string message =
+              status == 1 ? "llama_decode found no free KV cell (the context is full); use a larger contextSize"
+                          : "llama_decode failed with status " + std::to_string(status);
+          finishLocked(planned.generation, FinishReason::error, "ERR_DECODE", message, toNotify);
+        }
+      }
+    } else {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (auto& planned : plan) {
+          auto& cached = sequenceTokens_[static_cast<size_t>(planned.generation->sequence)];
+          for (size_t offset = 0; offset < planned.tokenCount; offset++) {
+            cached.push_back(batch.token[planned.firstBatchIndex + offset]);
+          }
+        }
+      }
+      for (auto& planned : plan) {
+        auto& generation = planned.generation;
+        if (generation->abortRequested.load()) continue;  // handled at the top of the next step
+        if (planned.fromPrompt) {
+          const auto& prompt = generation->config.prompt;
+          if (generation->config.promptLogprobs) {
+            for (size_t offset = 0; offset < planned.tokenCount; offset++) {
+              const size_t index = generation->promptCursor + offset;
+              if (index + 1 >= prompt.size()) break;
+              const float* row = llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex + offset));
+              generation->promptLogprobs[index + 1] = row[prompt[index + 1]] - logSumExpDense(row, vocabSize_);
+            }
+          }
+          generation->promptCursor += planned.tokenCount;
+          generation->position += static_cast<int32_t>(planned.tokenCount);
+          if (generation->promptCursor == prompt.size()) {
+            generation->prefillDone = true;
+            const int32_t lastIndex = static_cast<int32_t>(planned.firstBatchIndex + planned.tokenCount - 1);
+            sample(generation, llama_get_logits_ith(context_, lastIndex), toNotify);
+          }
+        } else {
+          generation->position += 1;
+          sample(generation, llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex)), toNotify);
+        }
+      }
+    }
+    for (auto& generation : toNotify) notify_(generation);
+  }
+  llama_batch_free(batch);
+}
+}  // namespace tessera

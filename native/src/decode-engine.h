@@ -1,0 +1,85 @@
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "generation-state.h"
+#include "llama.h"
+
+namespace tessera {
+
+struct ModelHandle;
+
+// One native thread per context: every step it builds ONE llama_batch holding a token for each
+// decoding sequence plus prefill chunks, decodes it, samples each sequence and pushes events into the
+// sequences' bounded queues. A sequence whose queue is full is left out of the batch (parked) until
+// JavaScript pulls, so a stalled consumer pauses only its own decoding.
+class DecodeEngine {
+ public:
+  using Notify = std::function<void(const std::shared_ptr<GenerationState>&)>;
+
+  DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify);
+  ~DecodeEngine();
+
+  void submit(const std::shared_ptr<GenerationState>& generation);
+  void requestAbort(GenerationState& generation);
+  void wake();
+  // Stops the thread, finishes every generation with "abort" and frees the llama context.
+  // Returns the generations that had a JavaScript pull waiting (the caller resolves them).
+  std::vector<std::shared_ptr<GenerationState>> dispose();
+  bool isDisposed() const { return disposed_; }
+
+  std::vector<llama_token> sequenceTokens(int32_t sequence);
+  int32_t sequenceCount() const { return sequenceCount_; }
+  int32_t sequenceContextSize() const { return sequenceContextSize_; }
+  int32_t contextSize() const { return contextSize_; }
+  int32_t batchSize() const { return batchSize_; }
+  int32_t threads() const { return threads_; }
+
+  std::mutex mutex;
+
+ private:
+  struct Planned {
+    std::shared_ptr<GenerationState> generation;
+    size_t firstBatchIndex;
+    size_t tokenCount;
+    bool fromPrompt;
+  };
+
+  void run();
+  bool hasWorkLocked();
+  void assignSequencesLocked();
+  bool startGeneration(GenerationState& generation);
+  void finishLocked(const std::shared_ptr<GenerationState>& generation, FinishReason reason, const char* code,
+                    const std::string& message, std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  void sample(const std::shared_ptr<GenerationState>& generation, const float* row,
+              std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  void clearSequence(int32_t sequence);
+  static bool abortCallback(void* data);
+
+  std::shared_ptr<ModelHandle> model_;
+  llama_context* context_;
+  const llama_vocab* vocab_;
+  int32_t vocabSize_;
+  int32_t sequenceCount_;
+  int32_t sequenceContextSize_;
+  int32_t contextSize_;
+  int32_t batchSize_;
+  int32_t threads_;
+  Notify notify_;
+
+  std::condition_variable wake_;
+  std::atomic<bool> shutdown_{false};
+  bool disposed_ = false;
+  std::vector<std::shared_ptr<GenerationState>> waiting_;   // [mutex] FIFO, no sequence yet
+  std::vector<std::shared_ptr<GenerationState>> active_;    // [mutex] holding a sequence
+  std::vector<std::vector<llama_token>> sequenceTokens_;    // [mutex] what each sequence's KV cells hold
+  std::vector<GenerationState*> batchMembers_;              // [decode thread] read by abortCallback
+  size_t roundRobin_ = 0;
+  std::thread thread_;
+};
+}  // namespace tessera

@@ -1,0 +1,86 @@
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+#include "logits-capture.h"
+#include "sampler-set.h"
+
+namespace tessera {
+
+struct GenerationConfig {
+  std::vector<llama_token> prompt;
+  SamplerConfig sampler;
+  CaptureConfig raw;
+  CaptureConfig processed;
+  int32_t maxTokens = 0;  // 0 = until end of generation or the sequence's context is full
+  bool ignoreEos = false;
+  bool promptLogprobs = false;
+  bool reusePrefix = true;
+  uint32_t queueCapacity = 32;
+};
+
+// One slot of the bounded event queue. Slots are allocated once per generation and reused, so the
+// decode loop does not allocate per token.
+struct EventSlot {
+  llama_token token = 0;
+  float logprob = 0;  // processed log-probability of the chosen token
+  std::string piece;
+  TopKCapture raw;
+  TopKCapture processed;
+  std::vector<float> rawFull;
+  std::vector<float> processedFull;
+};
+
+enum class FinishReason { none, stop, length, abort, error };
+
+using Clock = std::chrono::steady_clock;
+
+// Shared between the JavaScript thread (AddonGeneration) and the decode thread (DecodeEngine).
+// Fields marked [engine mutex] are only touched under DecodeEngine::mutex; [decode thread] fields
+// only by the decode thread; [js thread] only by JavaScript.
+struct GenerationState {
+  GenerationConfig config;
+  SamplerSet samplers;
+  int32_t vocabSize = 0;
+
+  std::atomic<bool> abortRequested{false};
+
+  // [engine mutex]
+  std::vector<EventSlot> slots;
+  size_t head = 0;
+  size_t count = 0;
+  bool finished = false;
+  FinishReason finishReason = FinishReason::none;
+  std::string errorCode;
+  std::string errorMessage;
+  bool pullWaiting = false;
+  int32_t sequence = -1;  // assigned by the decode thread when a sequence is free
+
+  // [decode thread]
+  bool started = false;
+  size_t promptCursor = 0;
+  int32_t position = 0;
+  llama_token pendingToken = 0;
+  bool prefillDone = false;
+  int32_t generated = 0;
+  std::vector<float> promptLogprobs;  // NaN where not computed (position 0, reused prefix)
+  std::vector<llama_token_data> candidates;
+
+  // Stats, written by the decode thread and read under the engine mutex once finished.
+  int32_t reusedPromptTokens = 0;
+  Clock::time_point createdAt = Clock::now();
+  Clock::time_point prefillStartedAt{};
+  Clock::time_point firstEventAt{};
+  Clock::time_point finishedAt{};
+  bool hasFirstEvent = false;
+  bool hasPrefillStarted = false;
+
+  void* jsOwner = nullptr;  // [js thread] the AddonGeneration wrapping this state, or null once collected
+};
+
+const char* finishReasonName(FinishReason reason);
+}  // namespace tessera

@@ -1,0 +1,34 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "llama.h"
+
+namespace tessera {
+
+enum class CaptureMode { off, topK, full };
+
+struct CaptureConfig {
+  CaptureMode mode = CaptureMode::off;
+  int32_t topK = 0;
+};
+
+// What one step records about one logits vector (raw or processed).
+struct TopKCapture {
+  std::vector<int32_t> ids;     // k entries, best first; -1 pads when fewer candidates survive
+  std::vector<float> logits;    // k entries; -inf pads
+  float chosenLogit = 0;        // the selected token's value in this vector
+  float logSumExp = 0;          // over the whole vector, so logprob = logit - logSumExp exactly
+};
+
+// log(sum(exp(x))) over a dense row, in double for exactness; -inf entries contribute nothing.
+float logSumExpDense(const float* row, int32_t size);
+float logSumExpCandidates(const llama_token_data_array& candidates);
+
+// The k largest entries of a dense row (ids = indices), best first, with a bounded heap: O(n log k).
+void topKDense(const float* row, int32_t size, int32_t k, TopKCapture& out);
+void topKCandidates(const llama_token_data_array& candidates, int32_t k, TopKCapture& out);
+
+// Dense processed vector: -inf everywhere, then each surviving candidate's logit at its id.
+void scatterCandidates(const llama_token_data_array& candidates, float* out, int32_t vocabSize);
+}  // namespace tessera

@@ -1,0 +1,31 @@
+import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
+
+const marker = Symbol.for("tessera.error.ContextOverflowError");
+
+/** The prompt (plus the requested maxTokens) does not fit in one sequence of the context. */
+export class ContextOverflowError extends TesseraError {
+  readonly [marker] = true;
+
+  readonly promptTokens: number;
+  readonly maxTokens: number | undefined;
+  readonly contextSize: number;
+
+  constructor(promptTokens: number, contextSize: number, maxTokens?: number) {
+    const needed =
+      maxTokens === undefined
+        ? `the prompt has ${promptTokens} tokens`
+        : `the prompt has ${promptTokens} tokens and maxTokens is ${maxTokens} (${promptTokens + maxTokens} in all)`;
+    super(
+      `Context overflow: ${needed}, but a sequence of this context holds ${contextSize} tokens. ` +
+        "Shorten the prompt, lower maxTokens, or create the context with a larger contextSize. Nothing was decoded.",
+    );
+    this.name = "ContextOverflowError";
+    this.promptTokens = promptTokens;
+    this.maxTokens = maxTokens;
+    this.contextSize = contextSize;
+  }
+
+  static override isInstance(error: unknown): error is ContextOverflowError {
+    return hasErrorMarker(error, marker);
+  }
+}

@@ -1,0 +1,31 @@
+import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
+
+const marker = Symbol.for("tessera.error.InvalidSamplerOptionError");
+
+/** A generation, context or model option has the wrong type, is out of range, or is unknown. */
+export class InvalidSamplerOptionError extends TesseraError {
+  readonly [marker] = true;
+
+  readonly optionName: string;
+  readonly received: unknown;
+
+  constructor(optionName: string, expected: string, received: unknown) {
+    super(`Expected ${expected} for ${optionName} but received ${describe(received)}. Nothing was started.`);
+    this.name = "InvalidSamplerOptionError";
+    this.optionName = optionName;
+    this.received = received;
+  }
+
+  static override isInstance(error: unknown): error is InvalidSamplerOptionError {
+    return hasErrorMarker(error, marker);
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) {
+    return String(value);
+  }
+  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  return `a ${value.constructor?.name ?? typeof value}`;
+}

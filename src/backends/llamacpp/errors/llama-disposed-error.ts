@@ -1,0 +1,19 @@
+import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
+
+const marker = Symbol.for("tessera.error.LlamaDisposedError");
+
+/** A model or context was used after dispose(). */
+export class LlamaDisposedError extends TesseraError {
+  readonly [marker] = true;
+
+  constructor(what: "model" | "context") {
+    super(
+      `This ${what} was disposed; ${what === "model" ? "load the model again" : "create a new context"}.`,
+    );
+    this.name = "LlamaDisposedError";
+  }
+
+  static override isInstance(error: unknown): error is LlamaDisposedError {
+    return hasErrorMarker(error, marker);
+  }
+}

@@ -1,0 +1,134 @@
+import { ContextOverflowError } from "./errors/context-overflow-error.js";
+import { GrammarError } from "./errors/grammar-error.js";
+import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
+import type { NativeContext, NativeContextInfo, NativeGeneration } from "./native-addon.js";
+import { type GenerateTokensOptions, resolveGenerateOptions } from "./native-generate-options.js";
+import { checkTokens } from "./native-option-checks.js";
+import { TokenStream } from "./token-stream.js";
+
+export interface LlamaContextOptions {
+  /** Tokens per sequence (prompt + output). Default: the model's training context, at most 4096. */
+  readonly contextSize?: number;
+  /** Most tokens one decode step takes (prefill chunks + one per decoding sequence). Default 512. */
+  readonly batchSize?: number;
+  /** Sequences that decode in parallel, in one batch per step. Default 1. */
+  readonly sequences?: number;
+  /** CPU threads; default: physical cores. ggml spin-waits, so more threads than free cores is far slower. */
+  readonly threads?: number;
+  /** One KV buffer shared by all sequences (cheap prefix sharing, more attention work). Default false. */
+  readonly unifiedKvCache?: boolean;
+}
+
+/**
+ * A llama.cpp context with its own decode thread. Every generation started on it is queued until a
+ * sequence is free; all running generations decode together, one llama_batch per step.
+ */
+export class LlamaContext implements AsyncDisposable {
+  readonly #native: NativeContext;
+  readonly #vocabSize: number;
+  readonly #info: NativeContextInfo;
+  #disposed = false;
+  #running = 0;
+
+  /** @internal Created by LlamaModel.createContext. */
+  constructor(native: NativeContext, vocabSize: number) {
+    this.#native = native;
+    this.#vocabSize = vocabSize;
+    this.#info = native.getInfo();
+  }
+
+  /** All cells of the context (sequences × sequenceContextSize unless the KV cache is unified). */
+  get contextSize(): number {
+    return this.#info.contextSize;
+  }
+  /** What one generation (prompt + output) can hold. */
+  get sequenceContextSize(): number {
+    return this.#info.sequenceContextSize;
+  }
+  get sequences(): number {
+    return this.#info.sequences;
+  }
+  get batchSize(): number {
+    return this.#info.batchSize;
+  }
+  get threads(): number {
+    return this.#info.threads;
+  }
+  /** Generations started and not yet finished or left. */
+  get runningGenerations(): number {
+    return this.#running;
+  }
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /**
+   * Starts a generation from prompt tokens. Options are validated first (InvalidSamplerOptionError,
+   * GrammarError, ContextOverflowError are thrown here, before any decoding). Decoding begins at once
+   * in the background and pauses when the stream's queue is full.
+   */
+  generate(promptTokens: ArrayLike<number>, options: GenerateTokensOptions = {}): TokenStream {
+    if (this.#disposed) throw new LlamaDisposedError("context");
+    const prompt = checkTokens("promptTokens", promptTokens, this.#vocabSize);
+    const resolved = resolveGenerateOptions(prompt, options, this.#vocabSize, this.#info.sequenceContextSize);
+    const config = {
+      vocabSize: this.#vocabSize,
+      seed: resolved.seed,
+      promptTokens: prompt.length,
+      queueCapacity: resolved.queueCapacity,
+      rawFull: resolved.native.rawFull === true,
+      processedFull: resolved.native.processedFull === true,
+      signal: resolved.signal,
+    };
+    // Aborted before the start: no native work at all.
+    if (resolved.signal?.aborted) return new TokenStream(undefined, config);
+    let generation: NativeGeneration;
+    try {
+      generation = this.#native.generate(resolved.native);
+    } catch (error) {
+      throw translateNativeError(error, prompt.length, this.#info.sequenceContextSize, options.grammar);
+    }
+    this.#running++;
+    return new TokenStream(generation, { ...config, onEnd: () => this.#running-- });
+  }
+
+  /** Tokens whose KV cells a sequence currently holds (for prefix-reuse diagnostics). */
+  sequenceTokens(sequence: number): Int32Array {
+    if (this.#disposed) throw new LlamaDisposedError("context");
+    return this.#native.getSequenceTokens(sequence);
+  }
+
+  /** Stops the decode thread (running generations end with "abort") and frees the context's memory. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#native.dispose();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.dispose();
+  }
+}
+
+function translateNativeError(
+  error: unknown,
+  promptTokens: number,
+  contextSize: number,
+  grammar?: string,
+): unknown {
+  const code = (error as { code?: string } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case "ERR_GRAMMAR":
+      return new GrammarError(grammar ?? "", message.replace(/^the grammar does not parse: /, ""));
+    case "ERR_CONTEXT_OVERFLOW":
+      return new ContextOverflowError(promptTokens, contextSize);
+    case "ERR_DISPOSED":
+      return new LlamaDisposedError("context");
+    case "ERR_TOKEN_OUT_OF_RANGE":
+      return new InvalidSamplerOptionError("token id", "ids inside the vocabulary", message);
+    default:
+      return error;
+  }
+}

@@ -1,0 +1,189 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
+import { ModelLoadAbortedError } from "./errors/model-load-aborted-error.js";
+import { ModelLoadError } from "./errors/model-load-error.js";
+import type { NativeLoadAttempt } from "./errors/native-addon-load-error.js";
+import { LlamaContext, type LlamaContextOptions } from "./llama-context.js";
+import {
+  loadGpuBackend,
+  loadNativeAddon,
+  type NativeModel,
+  type NativeModelMetadata,
+} from "./native-addon.js";
+import {
+  checkBoolean,
+  checkInteger,
+  checkSignal,
+  checkString,
+  rejectUnknownOptions,
+} from "./native-option-checks.js";
+import { physicalCoreCount } from "./native-thread-count.js";
+
+export interface LoadLlamaModelOptions {
+  /** Layers to offload to a GPU ("max" = all). Needs node-llama-cpp's CUDA or Vulkan package and a device; else the CPU runs them. */
+  readonly gpuLayers?: number | "max";
+  /** Memory-map the file (default true). */
+  readonly useMmap?: boolean;
+  readonly signal?: AbortSignal;
+  /** Loading progress in [0, 1]. */
+  readonly onProgress?: (progress: number) => void;
+}
+
+export type LlamaModelMetadata = NativeModelMetadata;
+
+export interface TokenizeOptions {
+  /** Add BOS/EOS as the model's vocabulary asks. Default true. */
+  readonly addSpecial?: boolean;
+  /** Turn special-token text (e.g. "<|eot_id|>") into those tokens. Default false. */
+  readonly parseSpecial?: boolean;
+}
+
+const loadOptionNames: ReadonlySet<string> = new Set(["gpuLayers", "useMmap", "signal", "onProgress"]);
+const contextOptionNames: ReadonlySet<string> = new Set([
+  "contextSize",
+  "batchSize",
+  "sequences",
+  "threads",
+  "unifiedKvCache",
+]);
+
+/** Loads a GGUF model on a worker thread, with progress and abort. */
+export async function loadLlamaModel(path: string, options: LoadLlamaModelOptions = {}): Promise<LlamaModel> {
+  checkString("path", path);
+  rejectUnknownOptions("loadLlamaModel options", options, loadOptionNames);
+  const gpuLayers =
+    options.gpuLayers === undefined
+      ? 0
+      : options.gpuLayers === "max"
+        ? -1
+        : checkInteger("gpuLayers", options.gpuLayers, 0, 1 << 16);
+  const useMmap = options.useMmap === undefined ? true : checkBoolean("useMmap", options.useMmap);
+  const signal = checkSignal("signal", options.signal);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+    throw new InvalidSamplerOptionError("onProgress", "a function", options.onProgress);
+  }
+  const fullPath = resolve(path);
+  if (!existsSync(fullPath)) throw new ModelLoadError(fullPath, "no such file");
+  if (!statSync(fullPath).isFile()) throw new ModelLoadError(fullPath, "not a regular file");
+  if (signal?.aborted) throw new ModelLoadAbortedError(fullPath, signal.reason);
+
+  const addon = loadNativeAddon();
+  const gpu = gpuLayers !== 0 ? loadGpuBackend(addon) : { name: null, attempts: [] };
+  const load = addon.loadModel(fullPath, { gpuLayers, useMmap }, options.onProgress);
+  const onAbort = () => load.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const native = await load.promise;
+    return new LlamaModel(native, fullPath, gpu.name, gpu.attempts);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_ABORTED")
+      throw new ModelLoadAbortedError(fullPath, signal?.reason);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ModelLoadError(fullPath, message.replace(`llama.cpp could not load ${fullPath}: `, ""), {
+      cause: error,
+    });
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A loaded model: tokenizer, metadata, contexts. Dispose it (or `await using`) to free its memory. */
+export class LlamaModel implements AsyncDisposable {
+  readonly path: string;
+  readonly metadata: LlamaModelMetadata;
+  /** The GPU backend that serves offloaded layers ("CUDA", "Vulkan"), or null when everything runs on the CPU. */
+  readonly gpu: string | null;
+  /** Where GPU backends were looked for and why they were not used (empty when none was asked for). */
+  readonly gpuAttempts: readonly NativeLoadAttempt[];
+  readonly #native: NativeModel;
+
+  /** @internal Created by loadLlamaModel. */
+  constructor(
+    native: NativeModel,
+    path: string,
+    gpu: string | null,
+    gpuAttempts: readonly NativeLoadAttempt[],
+  ) {
+    this.#native = native;
+    this.path = path;
+    this.metadata = native.getMetadata();
+    this.gpu = gpu;
+    this.gpuAttempts = gpuAttempts;
+  }
+
+  get vocabSize(): number {
+    return this.metadata.vocabSize;
+  }
+  get disposed(): boolean {
+    return this.#native.isDisposed();
+  }
+
+  tokenize(text: string, options: TokenizeOptions = {}): Int32Array {
+    this.#assertLoaded();
+    checkString("text", text);
+    const addSpecial =
+      options.addSpecial === undefined ? true : checkBoolean("addSpecial", options.addSpecial);
+    const parseSpecial =
+      options.parseSpecial === undefined ? false : checkBoolean("parseSpecial", options.parseSpecial);
+    return this.#native.tokenize(text, addSpecial, parseSpecial);
+  }
+
+  detokenize(
+    tokens: ArrayLike<number>,
+    options: { removeSpecial?: boolean; unparseSpecial?: boolean } = {},
+  ): string {
+    this.#assertLoaded();
+    const ids = Int32Array.from(tokens);
+    return this.#native.detokenize(ids, options.removeSpecial === true, options.unparseSpecial === true);
+  }
+
+  /** A token's bytes (a piece may hold part of a UTF-8 character). */
+  tokenToPiece(token: number, options: { special?: boolean } = {}): Uint8Array {
+    this.#assertLoaded();
+    checkInteger("token", token, 0, this.vocabSize - 1);
+    return this.#native.tokenToPiece(token, options.special === true);
+  }
+
+  async createContext(options: LlamaContextOptions = {}): Promise<LlamaContext> {
+    this.#assertLoaded();
+    rejectUnknownOptions("createContext options", options, contextOptionNames);
+    const sequences =
+      options.sequences === undefined ? 1 : checkInteger("sequences", options.sequences, 1, 256);
+    const trainContext = this.metadata.trainContextSize > 0 ? this.metadata.trainContextSize : 4096;
+    const contextSize =
+      options.contextSize === undefined
+        ? Math.min(trainContext, 4096)
+        : checkInteger("contextSize", options.contextSize, 16, 1 << 24);
+    const batchSize =
+      options.batchSize === undefined ? 512 : checkInteger("batchSize", options.batchSize, 1, 1 << 16);
+    const threads =
+      options.threads === undefined ? physicalCoreCount() : checkInteger("threads", options.threads, 1, 1024);
+    const unifiedKvCache =
+      options.unifiedKvCache === undefined ? false : checkBoolean("unifiedKvCache", options.unifiedKvCache);
+    const native = await this.#native.createContext({
+      contextSize,
+      batchSize,
+      sequences,
+      threads,
+      batchThreads: threads,
+      unifiedKvCache,
+    });
+    return new LlamaContext(native, this.vocabSize);
+  }
+
+  /** Disposes every context of this model (their generations end with "abort"), then frees the weights. */
+  dispose(): void {
+    // The addon disposes the model's contexts first; using one afterwards throws LlamaDisposedError.
+    this.#native.dispose();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.dispose();
+  }
+
+  #assertLoaded(): void {
+    if (this.#native.isDisposed()) throw new LlamaDisposedError("model");
+  }
+}

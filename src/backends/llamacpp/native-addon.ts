@@ -1,0 +1,346 @@
+// The whole contract with native/ (tessera.node) in one place: every export of the addon with its
+// types, and the loader. Nothing outside src/backends/llamacpp/ talks to the addon; the thin wrappers
+// (llama-model.ts, llama-context.ts, token-stream.ts) validate every argument before calling in, so the
+// C++ side can trust what it receives (it still bounds-checks token ids).
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { NativeAddonLoadError, type NativeLoadAttempt } from "./errors/native-addon-load-error.js";
+
+/** Error codes the addon puts on the errors it throws or rejects with (`error.code`). */
+export type NativeErrorCode =
+  | "ERR_INVALID_ARGUMENT"
+  | "ERR_INVALID_STATE"
+  | "ERR_DISPOSED"
+  | "ERR_MODEL_LOAD"
+  | "ERR_ABORTED"
+  | "ERR_CONTEXT_CREATE"
+  | "ERR_CONTEXT_OVERFLOW"
+  | "ERR_EMPTY_PROMPT"
+  | "ERR_TOKEN_OUT_OF_RANGE"
+  | "ERR_GRAMMAR"
+  | "ERR_TOKENIZE"
+  | "ERR_DETOKENIZE"
+  | "ERR_PULL_PENDING"
+  | "ERR_NO_CPU_BACKEND";
+
+/** Codes in `NativeGenerationStats.errorCode` when a generation ended with finishReason "error". */
+export type NativeGenerationErrorCode =
+  | "ERR_NON_FINITE_LOGITS"
+  | "ERR_NO_CANDIDATES"
+  | "ERR_DECODE"
+  | "ERR_CONTEXT_DISPOSED";
+
+export interface NativeDevice {
+  readonly name: string;
+  readonly description: string;
+  readonly type: "cpu" | "gpu" | "igpu" | "accelerator";
+  readonly memoryFree: number;
+  readonly memoryTotal: number;
+}
+
+export interface NativeModelMetadata {
+  readonly vocabSize: number;
+  readonly trainContextSize: number;
+  readonly embeddingSize: number;
+  readonly layerCount: number;
+  readonly parameterCount: number;
+  readonly sizeBytes: number;
+  readonly description: string;
+  readonly architecture: string;
+  readonly name: string;
+  readonly chatTemplate: string | null;
+  /** Special token ids; -1 when the vocabulary has none. */
+  readonly bos: number;
+  readonly eos: number;
+  readonly eot: number;
+  readonly newline: number;
+  readonly padding: number;
+  readonly addBos: boolean;
+  readonly addEos: boolean;
+  readonly endOfGenerationTokens: Int32Array;
+  /** Every GGUF key/value as llama.cpp renders it to text. */
+  readonly values: Readonly<Record<string, string>>;
+}
+
+export interface NativeLoadModelOptions {
+  readonly gpuLayers: number;
+  readonly useMmap: boolean;
+}
+
+export interface NativeModelLoad {
+  readonly promise: Promise<NativeModel>;
+  /** Makes llama.cpp's progress callback return false; the promise rejects with code ERR_ABORTED. */
+  abort(): void;
+}
+
+export interface NativeModel {
+  tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): Int32Array;
+  detokenize(tokens: Int32Array, removeSpecial: boolean, unparseSpecial: boolean): string;
+  tokenToPiece(token: number, special: boolean): Uint8Array;
+  getMetadata(): NativeModelMetadata;
+  createContext(options: NativeContextOptions): Promise<NativeContext>;
+  /** Disposes every context of this model first (their generations end with "abort"). */
+  dispose(): void;
+  isDisposed(): boolean;
+}
+
+export interface NativeContextOptions {
+  /** Cells per sequence. */
+  readonly contextSize: number;
+  readonly batchSize: number;
+  readonly sequences: number;
+  readonly threads: number;
+  readonly batchThreads: number;
+  readonly unifiedKvCache: boolean;
+}
+
+export interface NativeContextInfo {
+  readonly contextSize: number;
+  readonly sequenceContextSize: number;
+  readonly sequences: number;
+  readonly batchSize: number;
+  readonly threads: number;
+}
+
+/** Everything optional is "off" when missing. Validated in TypeScript before it gets here. */
+export interface NativeGenerateOptions {
+  readonly tokens: Int32Array;
+  readonly greedy: boolean;
+  readonly seed: number;
+  readonly temperature?: number;
+  readonly topK?: number;
+  readonly topP?: number;
+  readonly minP?: number;
+  readonly typicalP?: number;
+  readonly penaltyLastN?: number;
+  readonly repeatPenalty?: number;
+  readonly frequencyPenalty?: number;
+  readonly presencePenalty?: number;
+  readonly logitBiasTokens?: Int32Array;
+  readonly logitBiasValues?: Float32Array;
+  readonly grammar?: string;
+  readonly grammarRoot?: string;
+  readonly rawTopK?: number;
+  readonly rawFull?: boolean;
+  readonly processedTopK?: number;
+  readonly processedFull?: boolean;
+  /** 0 = until end of generation or a full sequence. */
+  readonly maxTokens: number;
+  readonly ignoreEos: boolean;
+  readonly promptLogprobs: boolean;
+  readonly reusePrefix: boolean;
+  readonly queueCapacity: number;
+}
+
+export interface NativeContext {
+  /** Queues a generation; the decode thread starts it as soon as a sequence is free. */
+  generate(options: NativeGenerateOptions): NativeGeneration;
+  /** The tokens whose KV cells a sequence holds (what prefix reuse compares against). */
+  getSequenceTokens(sequence: number): Int32Array;
+  getInfo(): NativeContextInfo;
+  /** Stops the decode thread (ends running generations with "abort") and frees the llama context. */
+  dispose(): void;
+}
+
+/** Captured logits for `count` events, column-wise. */
+export interface NativeLogitsColumns {
+  /** Top-k mode: k, and count*k ids/logits, best first (-1 / -Infinity pad when fewer survive). */
+  readonly topK?: number;
+  readonly ids?: Int32Array;
+  readonly logits?: Float32Array;
+  /** The chosen token's value and log-sum-exp per event (top-k mode). */
+  readonly chosenLogits?: Float32Array;
+  readonly logSumExp?: Float32Array;
+  /** Full mode: the Float32Array passed to pull(), holding count*vocabSize values. */
+  readonly full?: Float32Array;
+}
+
+export interface NativeEventBatch {
+  readonly count: number;
+  readonly tokens: Int32Array;
+  /** Processed log-probability of each chosen token. */
+  readonly logprobs: Float32Array;
+  /** Concatenated UTF-8 bytes of the pieces; event i is pieceBytes[pieceEnds[i-1] .. pieceEnds[i]). */
+  readonly pieceBytes: Uint8Array;
+  readonly pieceEnds: Uint32Array;
+  readonly raw?: NativeLogitsColumns;
+  readonly processed?: NativeLogitsColumns;
+  /** True once the generation finished and every event was pulled. */
+  readonly done: boolean;
+}
+
+export interface NativeGenerationStats {
+  readonly promptTokens: number;
+  readonly finished: boolean;
+  readonly finishReason: "stop" | "length" | "abort" | "error" | null;
+  readonly errorCode: NativeGenerationErrorCode | null;
+  readonly errorMessage: string | null;
+  readonly sequence: number;
+  /** The following are present once finished. */
+  readonly generatedTokens?: number;
+  readonly reusedPromptTokens?: number;
+  readonly totalMs?: number;
+  readonly timeToFirstTokenMs?: number;
+  readonly prefillMs?: number;
+  readonly decodeMs?: number;
+}
+
+export interface NativeGeneration {
+  /**
+   * Resolves with up to maxEvents events as soon as at least one is queued or the generation ended.
+   * Full capture modes need a target Float32Array of at least vocabSize elements; at most
+   * floor(target.length / vocabSize) events are returned then. One pull at a time.
+   */
+  pull(
+    maxEvents: number,
+    rawFullTarget?: Float32Array,
+    processedFullTarget?: Float32Array,
+  ): Promise<NativeEventBatch>;
+  /** Stops decoding within one step (or inside a long prefill); the sequence's KV cells are removed. */
+  abort(): void;
+  getStats(): NativeGenerationStats;
+  /** Raw log-probability of each prompt token given the previous ones (NaN at 0); null until finished. */
+  getPromptLogprobs(): Float32Array | null;
+}
+
+export interface NativeAddon {
+  readonly addonVersion: number;
+  /** Registers the ggml backends found in a folder (once per process); returns the folder used. */
+  loadBackends(folder: string): string;
+  /** Loads one more backend library (CUDA, Vulkan); its registered name, or null if it cannot load. */
+  loadBackendLibrary(path: string): string | null;
+  listDevices(): NativeDevice[];
+  /** 0 silent (default), 1 errors, 2 warnings, 3 info, 4 debug: llama.cpp's log to stderr. */
+  setLogLevel(level: number): void;
+  systemInfo(): string;
+  loadModel(
+    path: string,
+    options: NativeLoadModelOptions,
+    onProgress?: (progress: number) => void,
+  ): NativeModelLoad;
+}
+
+/** Where the package root is, from src/backends/llamacpp/ or dist/backends/llamacpp/. */
+export function packageRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+}
+
+/** Folders named node_modules/<name> from the package root upwards, like Node's resolution. */
+export function findPackageFolder(name: string): string | undefined {
+  for (let folder = packageRoot(); ; folder = dirname(folder)) {
+    const candidate = join(folder, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+/** node-llama-cpp's prebuilt library folder of a flavour ("" for CPU, "cuda", "vulkan"). */
+export function prebuiltLibraryFolder(flavour: "" | "cuda" | "vulkan"): string | undefined {
+  const platform = `${process.platform}-${process.arch}`;
+  const packageName = `@node-llama-cpp/${platform}${flavour === "" ? "" : `-${flavour}`}`;
+  const root = findPackageFolder(packageName);
+  if (root === undefined) return undefined;
+  const folder = join(root, "bins", `${platform}${flavour === "" ? "" : `-${flavour}`}`);
+  return existsSync(folder) ? folder : undefined;
+}
+
+let loaded: NativeAddon | undefined;
+
+/** Loads tessera.node once and registers the CPU backends; throws NativeAddonLoadError listing every try. */
+export function loadNativeAddon(): NativeAddon {
+  if (loaded !== undefined) return loaded;
+  const require = createRequire(import.meta.url);
+  const root = packageRoot();
+  const candidates = [
+    ...(process.env.TESSERA_NATIVE_ADDON ? [resolve(process.env.TESSERA_NATIVE_ADDON)] : []),
+    join(root, "native", "build", "Release", "tessera.node"),
+    join(root, "native", "build", "Debug", "tessera.node"),
+  ];
+  const attempts: NativeLoadAttempt[] = [];
+  let addon: NativeAddon | undefined;
+  for (const candidate of candidates) {
+    if (!existsSync(candidate)) {
+      attempts.push({ path: candidate, failure: "no such file" });
+      continue;
+    }
+    try {
+      addon = require(candidate) as NativeAddon;
+      break;
+    } catch (error) {
+      attempts.push({ path: candidate, failure: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  if (addon === undefined) {
+    throw new NativeAddonLoadError(
+      "the tessera native addon",
+      attempts,
+      "Build it with `npm run build:native` (needs cmake and a C++17 compiler; no download). If the file exists " +
+        "but fails to load with a missing libllama/libggml, node-llama-cpp's prebuilt package " +
+        `@node-llama-cpp/${process.platform}-${process.arch} is missing or moved: run \`npm install\` and rebuild.`,
+    );
+  }
+  const libraries = prebuiltLibraryFolder("");
+  if (libraries === undefined) {
+    throw new NativeAddonLoadError(
+      "llama.cpp's CPU backends",
+      [
+        {
+          path: `@node-llama-cpp/${process.platform}-${process.arch}/bins`,
+          failure: "package folder not found",
+        },
+      ],
+      "Install node-llama-cpp (a dependency of tessera) for this platform; tessera uses its prebuilt libraries.",
+    );
+  }
+  try {
+    addon.loadBackends(libraries);
+  } catch (error) {
+    throw new NativeAddonLoadError(
+      "llama.cpp's CPU backends",
+      [{ path: libraries, failure: error instanceof Error ? error.message : String(error) }],
+      "Reinstall node-llama-cpp so that its libggml-cpu-*.so variants are present.",
+    );
+  }
+  loaded = addon;
+  return addon;
+}
+
+const gpuFlavours = ["cuda", "vulkan"] as const;
+let gpuBackend: { readonly name: string | null; readonly attempts: readonly NativeLoadAttempt[] } | undefined;
+
+/**
+ * Best effort: registers the first GPU backend (CUDA, then Vulkan) whose node-llama-cpp package is
+ * installed and whose library loads (its runtime and a device present). Returns its name, or null
+ * (the CPU serves the model then). Only called when a model asks for gpuLayers > 0.
+ */
+export function loadGpuBackend(addon: NativeAddon): {
+  name: string | null;
+  attempts: readonly NativeLoadAttempt[];
+} {
+  if (gpuBackend !== undefined) return gpuBackend;
+  const attempts: NativeLoadAttempt[] = [];
+  for (const flavour of gpuFlavours) {
+    const folder = prebuiltLibraryFolder(flavour);
+    if (folder === undefined) {
+      attempts.push({
+        path: `@node-llama-cpp/${process.platform}-${process.arch}-${flavour}`,
+        failure: "not installed",
+      });
+      continue;
+    }
+    const library = join(folder, `libggml-${flavour}.so`);
+    const name = existsSync(library) ? addon.loadBackendLibrary(library) : null;
+    if (name !== null && addon.listDevices().some((device) => device.type !== "cpu")) {
+      gpuBackend = { name, attempts };
+      return gpuBackend;
+    }
+    attempts.push({
+      path: library,
+      failure: existsSync(library) ? "did not load (runtime or device missing)" : "missing",
+    });
+  }
+  gpuBackend = { name: null, attempts };
+  return gpuBackend;
+}

@@ -1,0 +1,283 @@
+import { GenerationAbortedError } from "../../core/errors/generation-aborted-error.js";
+import { TesseraError } from "../../core/errors/tessera-error.js";
+import { NativeGenerationError } from "./errors/native-generation-error.js";
+import { NonFiniteLogitsError } from "./errors/non-finite-logits-error.js";
+import type {
+  NativeEventBatch,
+  NativeGeneration,
+  NativeGenerationStats,
+  NativeLogitsColumns,
+} from "./native-addon.js";
+
+/** One captured logits vector at one generated token (raw or processed). */
+export interface TokenLogits {
+  /** Top-k mode: the k best ids and their logits, best first (-1 / -Infinity pad when fewer survive). */
+  readonly topIds?: Int32Array;
+  readonly topLogits?: Float32Array;
+  /** Full mode: the whole vocabulary (processed: cut tokens are -Infinity). A view into a per-batch buffer. */
+  readonly full?: Float32Array;
+  /** The chosen token's logit in this vector. */
+  readonly chosenLogit: number;
+  /** log(sum(exp(logits))) over the whole vector: logprob = logit - logSumExp. NaN for raw full mode. */
+  readonly logSumExp: number;
+}
+
+export interface TokenEvent {
+  readonly token: number;
+  /** The token's piece as UTF-8 bytes (may hold part of a character). */
+  readonly bytes: Uint8Array;
+  /** Text this token completes (streaming UTF-8 decoding; "" while a character is incomplete). */
+  readonly text: string;
+  /** Log-probability of the token under the processed distribution (what the selector sampled from). */
+  readonly logprob: number;
+  readonly logits?: TokenLogits;
+  readonly rawLogits?: TokenLogits;
+}
+
+export interface TokenBatch {
+  readonly events: readonly TokenEvent[];
+  readonly text: string;
+}
+
+export interface TokenStreamTimings {
+  readonly timeToFirstTokenMs: number | null;
+  readonly prefillMs: number | null;
+  readonly decodeMs: number | null;
+  readonly totalMs: number;
+}
+
+export interface TokenStreamResult {
+  readonly finishReason: "stop" | "length" | "abort";
+  readonly promptTokens: number;
+  /** Prompt tokens whose KV cells were reused from an earlier generation (not decoded again). */
+  readonly reusedPromptTokens: number;
+  readonly generatedTokens: number;
+  readonly seed: number;
+  readonly sequence: number;
+  readonly timings: TokenStreamTimings;
+  /** Raw log-probability of each prompt token (NaN at 0), when promptLogprobs was asked for. */
+  readonly promptLogprobs: Float32Array | null;
+  readonly text: string;
+}
+
+export interface TokenStreamConfig {
+  readonly vocabSize: number;
+  readonly seed: number;
+  readonly promptTokens: number;
+  readonly queueCapacity: number;
+  readonly rawFull: boolean;
+  readonly processedFull: boolean;
+  readonly signal: AbortSignal | undefined;
+  /** Called once when the stream ends, however it ends. */
+  readonly onEnd?: () => void;
+}
+
+/** Full vectors are copied into buffers allocated per pull; this bounds one pull's buffer size. */
+const fullCaptureEventsPerPull = 8;
+
+/**
+ * The tokens of one native generation, read once, pulled in batches from the bounded native queue:
+ * decoding runs ahead of the reader by at most queueCapacity tokens. Leaving a `for await` early (or
+ * `cancel()`) stops the native work within one decode step.
+ */
+export class TokenStream implements AsyncIterable<TokenEvent> {
+  readonly #generation: NativeGeneration | undefined;
+  readonly #config: TokenStreamConfig;
+  readonly #decoder = new TextDecoder("utf-8");
+  #text = "";
+  #claimed = false;
+  #ended = false;
+  #outcome: { result: TokenStreamResult } | { error: unknown } | undefined;
+  #resultPromise: Promise<TokenStreamResult> | undefined;
+  #settle: ((outcome: { result: TokenStreamResult } | { error: unknown }) => void) | undefined;
+  readonly #onAbort = () => this.#generation?.abort();
+
+  /** @internal Created by LlamaContext.generate; `generation` is undefined when the signal was already aborted. */
+  constructor(generation: NativeGeneration | undefined, config: TokenStreamConfig) {
+    this.#generation = generation;
+    this.#config = config;
+    config.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (generation === undefined) this.#end(undefined, this.#abortError());
+  }
+
+  /** Text generated so far. */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Settles when the generation ends (created on first access, so an unread failure is never unhandled). */
+  get result(): Promise<TokenStreamResult> {
+    if (this.#resultPromise === undefined) {
+      this.#resultPromise = new Promise<TokenStreamResult>((resolve, reject) => {
+        const settle = (outcome: { result: TokenStreamResult } | { error: unknown }) =>
+          "result" in outcome ? resolve(outcome.result) : reject(outcome.error);
+        if (this.#outcome !== undefined) settle(this.#outcome);
+        else this.#settle = settle;
+      });
+    }
+    return this.#resultPromise;
+  }
+
+  /** Stops native decoding for this stream (the reader then sees the end, with finish reason "abort"). */
+  cancel(): void {
+    this.#generation?.abort();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<TokenEvent, void, undefined> {
+    for await (const batch of this.batches()) yield* batch.events;
+  }
+
+  /** Reads the whole stream and returns its result. */
+  async collect(): Promise<TokenStreamResult> {
+    for await (const _ of this.batches()) {
+      // consume
+    }
+    return this.result;
+  }
+
+  /** The stream as batches of events (one per native pull): the cheapest way to read it. */
+  async *batches(): AsyncGenerator<TokenBatch, void, undefined> {
+    if (this.#claimed) {
+      throw new TesseraError(
+        "This TokenStream was already read; a stream can be iterated once. Generate again.",
+      );
+    }
+    this.#claimed = true;
+    const generation = this.#generation;
+    try {
+      if (generation === undefined) throw this.#abortError();
+      while (true) {
+        const batch = await this.#pull(generation);
+        if (batch.count > 0) yield this.#convert(batch);
+        if (batch.done) break;
+      }
+      this.#finish(generation);
+    } finally {
+      if (!this.#ended) {
+        // Left early (break, return, an exception in the loop body): stop native work and wait for the
+        // decode thread to confirm, so the sequence is free when this returns.
+        if (generation !== undefined) {
+          generation.abort();
+          while (!(await this.#pull(generation)).done) {
+            // discard
+          }
+        }
+        this.#end(generation, undefined);
+      }
+    }
+  }
+
+  #pull(generation: NativeGeneration): Promise<NativeEventBatch> {
+    const { vocabSize, queueCapacity, rawFull, processedFull } = this.#config;
+    if (!rawFull && !processedFull) return generation.pull(queueCapacity);
+    const events = Math.min(queueCapacity, fullCaptureEventsPerPull);
+    return generation.pull(
+      events,
+      rawFull ? new Float32Array(events * vocabSize) : undefined,
+      processedFull ? new Float32Array(events * vocabSize) : undefined,
+    );
+  }
+
+  #convert(batch: NativeEventBatch): TokenBatch {
+    const events: TokenEvent[] = new Array(batch.count);
+    let batchText = "";
+    let start = 0;
+    for (let index = 0; index < batch.count; index++) {
+      const end = batch.pieceEnds[index]!;
+      const bytes = batch.pieceBytes.subarray(start, end);
+      start = end;
+      const text = this.#decoder.decode(bytes, { stream: true });
+      batchText += text;
+      const logits = batch.processed && this.#logitsAt(batch.processed, index);
+      const rawLogits = batch.raw && this.#logitsAt(batch.raw, index);
+      events[index] = {
+        token: batch.tokens[index]!,
+        bytes,
+        text,
+        logprob: batch.logprobs[index]!,
+        ...(logits && { logits }),
+        ...(rawLogits && { rawLogits }),
+      };
+    }
+    this.#text += batchText;
+    return { events, text: batchText };
+  }
+
+  #logitsAt(columns: NativeLogitsColumns, index: number): TokenLogits {
+    const chosenLogit = columns.chosenLogits?.[index] ?? Number.NaN;
+    const logSumExp = columns.logSumExp?.[index] ?? Number.NaN;
+    if (columns.full !== undefined) {
+      const size = this.#config.vocabSize;
+      return { full: columns.full.subarray(index * size, (index + 1) * size), chosenLogit, logSumExp };
+    }
+    const k = columns.topK ?? 0;
+    return {
+      topIds: columns.ids!.subarray(index * k, (index + 1) * k),
+      topLogits: columns.logits!.subarray(index * k, (index + 1) * k),
+      chosenLogit,
+      logSumExp,
+    };
+  }
+
+  #finish(generation: NativeGeneration): void {
+    const stats = generation.getStats();
+    const tail = this.#decoder.decode();
+    this.#text += tail;
+    let error: unknown;
+    if (stats.finishReason === "error") {
+      const message = stats.errorMessage ?? "the native generation failed";
+      error =
+        stats.errorCode === "ERR_NON_FINITE_LOGITS"
+          ? new NonFiniteLogitsError(message, this.#text)
+          : new NativeGenerationError(stats.errorCode ?? "ERR_DECODE", message, this.#text);
+    } else if (stats.finishReason === "abort" && this.#config.signal?.aborted) {
+      error = this.#abortError();
+    } else if (stats.finishReason === "abort" && stats.errorCode === "ERR_CONTEXT_DISPOSED") {
+      error = new NativeGenerationError(
+        stats.errorCode,
+        stats.errorMessage ?? "the context was disposed",
+        this.#text,
+      );
+    }
+    this.#end(generation, error, stats);
+    if (error !== undefined) throw error;
+  }
+
+  #abortError(): GenerationAbortedError {
+    return new GenerationAbortedError(this.#text, this.#config.signal?.reason);
+  }
+
+  #end(generation: NativeGeneration | undefined, error: unknown, known?: NativeGenerationStats): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#config.signal?.removeEventListener("abort", this.#onAbort);
+    this.#config.onEnd?.();
+    let outcome: { result: TokenStreamResult } | { error: unknown };
+    if (error !== undefined || generation === undefined) {
+      outcome = { error };
+    } else {
+      const stats = known ?? generation.getStats();
+      outcome = {
+        result: {
+          finishReason:
+            stats.finishReason === "stop" || stats.finishReason === "length" ? stats.finishReason : "abort",
+          promptTokens: stats.promptTokens,
+          reusedPromptTokens: stats.reusedPromptTokens ?? 0,
+          generatedTokens: stats.generatedTokens ?? 0,
+          seed: this.#config.seed,
+          sequence: stats.sequence,
+          timings: {
+            timeToFirstTokenMs: stats.timeToFirstTokenMs ?? null,
+            prefillMs: stats.prefillMs ?? null,
+            decodeMs: stats.decodeMs ?? null,
+            totalMs: stats.totalMs ?? 0,
+          },
+          promptLogprobs: generation.getPromptLogprobs(),
+          text: this.#text,
+        },
+      };
+    }
+    this.#outcome = outcome;
+    this.#settle?.(outcome);
+  }
+}
