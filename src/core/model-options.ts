@@ -47,9 +47,12 @@ export function extendModelOptionsSchema<Extra extends z.ZodRawShape>(extraShape
   return z.strictObject({ ...modelOptionsShape, ...extraShape });
 }
 
-/** Merge option layers, later layers winning (pass backend defaults, then session, then call). Undefined values do not override. */
-export function mergeModelOptions<Options extends object = ModelOptions>(
-  ...layers: ReadonlyArray<Options | null | undefined>
+/**
+ * Merge option layers, later layers winning (pass backend defaults, then session, then call). Undefined
+ * values do not override. Backends with extra options name their type: mergeModelOptions<MyOptions>(...).
+ */
+export function mergeModelOptions<Options extends ModelOptions = ModelOptions>(
+  ...layers: ReadonlyArray<NoInfer<Options> | null | undefined>
 ): Options {
   const merged: Record<string, unknown> = {};
   for (const layer of layers) {
