@@ -1,5 +1,36 @@
 // Public API of tessera. Every public name is listed explicitly, one block per layer.
 
+// --- backends/llamacpp ---
+// native addon surface (issue 5, native half)
+export { ContextOverflowError } from "./backends/llamacpp/errors/context-overflow-error.js";
+export { GrammarError } from "./backends/llamacpp/errors/grammar-error.js";
+export { InvalidSamplerOptionError } from "./backends/llamacpp/errors/invalid-sampler-option-error.js";
+export { LlamaDisposedError } from "./backends/llamacpp/errors/llama-disposed-error.js";
+export { ModelLoadAbortedError } from "./backends/llamacpp/errors/model-load-aborted-error.js";
+export { ModelLoadError } from "./backends/llamacpp/errors/model-load-error.js";
+export {
+  NativeAddonLoadError,
+  type NativeLoadAttempt,
+} from "./backends/llamacpp/errors/native-addon-load-error.js";
+export { NativeGenerationError } from "./backends/llamacpp/errors/native-generation-error.js";
+export { NonFiniteLogitsError } from "./backends/llamacpp/errors/non-finite-logits-error.js";
+export { LlamaContext, type LlamaContextOptions } from "./backends/llamacpp/llama-context.js";
+export {
+  type LlamaModel,
+  type LlamaModelMetadata,
+  type LoadLlamaModelOptions,
+  loadLlamaModel,
+  type TokenizeOptions,
+} from "./backends/llamacpp/llama-model.js";
+export type { GenerateTokensOptions, LogitsCapture } from "./backends/llamacpp/native-generate-options.js";
+export {
+  type TokenBatch,
+  type TokenEvent,
+  type TokenLogits,
+  TokenStream,
+  type TokenStreamResult,
+  type TokenStreamTimings,
+} from "./backends/llamacpp/token-stream.js";
 // --- core ---
 export {
   AbstractTool,
@@ -256,8 +287,6 @@ export {
   UserMessage,
   userMessageSchema,
 } from "./messages/index.js";
-
-// --- backends/llamacpp ---
 
 // --- backends/openai ---
 
