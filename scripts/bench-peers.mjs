@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// Builds llama.cpp's own `llama-bench` and `llama-server` (the reference rows of `tessera bench`) from
+// the llama.cpp source bundle that node-llama-cpp ships, fully offline. Opt-in and never run in CI:
+// it compiles all of llama.cpp (about 13 minutes on 2 cores). The result is cached in
+// .cache/bench-peers/<tag>/ (git-ignored) and reused while the bundle is unchanged.
+//
+// Usage: node scripts/bench-peers.mjs [--jobs N] [--nice]     (prints the folder of the binaries)
+// Environment: TESSERA_PEERS_JOBS (default 1, so other work on a small machine is not starved).
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const cacheRoot = join(projectRoot, ".cache", "bench-peers");
+
+function fail(message) {
+  console.error(`tessera bench:peers: ${message}`);
+  process.exit(1);
+}
+
+function argumentValue(name) {
+  const index = process.argv.indexOf(name);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
+const jobs = Number(argumentValue("--jobs") ?? process.env.TESSERA_PEERS_JOBS ?? "1");
+if (!Number.isInteger(jobs) || jobs < 1) fail(`--jobs must be a positive integer, got ${jobs}.`);
+const lowPriority = process.argv.includes("--nice");
+
+const nodeLlamaCppRoot = join(projectRoot, "node_modules", "node-llama-cpp");
+const bundlePath = join(nodeLlamaCppRoot, "llama", "gitRelease.bundle");
+if (!existsSync(bundlePath))
+  fail(`the llama.cpp source bundle is missing at ${bundlePath}; run \`npm install\`.`);
+const releaseInfo = JSON.parse(readFileSync(join(nodeLlamaCppRoot, "llama", "llama.cpp.info.json"), "utf8"));
+const bundleStat = statSync(bundlePath);
+const bundleKey = createHash("sha256")
+  .update(`${releaseInfo.tag}:${bundleStat.size}:${bundleStat.mtimeMs}`)
+  .digest("hex")
+  .slice(0, 12);
+
+const buildRoot = join(cacheRoot, `${releaseInfo.tag}-${bundleKey}`);
+const sourceFolder = join(buildRoot, "source");
+const buildFolder = join(buildRoot, "build");
+const binFolder = join(buildFolder, "bin");
+const doneMarker = join(buildRoot, ".complete");
+const targets = ["llama-bench", "llama-server"];
+
+if (existsSync(doneMarker) && targets.every((target) => existsSync(join(binFolder, target)))) {
+  console.log(binFolder);
+  process.exit(0);
+}
+
+for (const tool of ["git", "cmake"]) {
+  const probe = spawnSync(tool, ["--version"], { stdio: "ignore" });
+  if (probe.status !== 0)
+    fail(`\`${tool}\` was not found on PATH; install it to build llama.cpp's reference tools.`);
+}
+
+if (!existsSync(join(sourceFolder, "CMakeLists.txt"))) {
+  console.error(
+    `tessera bench:peers: checking out llama.cpp ${releaseInfo.tag} from the bundle into ${sourceFolder}`,
+  );
+  rmSync(sourceFolder, { recursive: true, force: true });
+  mkdirSync(buildRoot, { recursive: true });
+  execFileSync("git", ["clone", "--quiet", bundlePath, sourceFolder], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+// `nice -n 19` keeps a long compile from starving interactive work and tests on a shared machine.
+const wrap = (command, args) => (lowPriority ? ["nice", ["-n", "19", command, ...args]] : [command, args]);
+
+function run(command, args) {
+  const [program, programArguments] = wrap(command, args);
+  const result = spawnSync(program, programArguments, {
+    stdio: ["ignore", "inherit", "inherit"],
+    cwd: buildRoot,
+  });
+  if (result.status !== 0)
+    fail(`\`${command} ${args.join(" ")}\` failed (exit ${result.status ?? result.signal}).`);
+}
+
+const started = Date.now();
+run("cmake", [
+  "-S",
+  sourceFolder,
+  "-B",
+  buildFolder,
+  "-DCMAKE_BUILD_TYPE=Release",
+  "-DLLAMA_CURL=OFF",
+  "-DLLAMA_OPENSSL=OFF",
+  "-DLLAMA_BUILD_TESTS=OFF",
+  "-DLLAMA_BUILD_EXAMPLES=OFF",
+  "-DLLAMA_BUILD_TOOLS=ON",
+  "-DLLAMA_BUILD_SERVER=ON",
+  "-DBUILD_SHARED_LIBS=OFF",
+]);
+run("cmake", ["--build", buildFolder, "--config", "Release", "-j", String(jobs), "--target", ...targets]);
+for (const target of targets) {
+  if (!existsSync(join(binFolder, target)))
+    fail(`the build finished but ${join(binFolder, target)} is missing.`);
+}
+writeFileSync(doneMarker, `${releaseInfo.tag} built in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+console.error(
+  `tessera bench:peers: built ${targets.join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
+console.log(binFolder);
