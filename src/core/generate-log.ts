@@ -20,7 +20,7 @@ export class GenerateLog {
   isFinalResult = false;
   extra: Record<string, unknown> = {};
 
-  constructor(fields: Partial<Omit<GenerateLog, never>> = {}) {
+  constructor(fields: Partial<GenerateLog> = {}) {
     Object.assign(this, fields);
   }
 }

@@ -199,6 +199,7 @@ describe("Context", () => {
         "Return the same context type, or pass allowContextTypeChange: true if the change is deliberate.",
     );
     expect(ContextTypeMismatchError.isInstance(error)).toBe(true);
+    expect(new ContextTypeMismatchError(ChatContext, SimpleContext).message).toBe(error.message);
     expect(ContextTypeMismatchError.isInstance(new Error("x"))).toBe(false);
   });
 });
