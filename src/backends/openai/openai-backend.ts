@@ -1,0 +1,293 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BackendCapabilities, GenerateAction, GenerateResult } from "../../core/backend.js";
+import {
+  BaseBackend,
+  type BaseBackendOptions,
+  type ResolvedGenerateOptions,
+} from "../../core/base-backend.js";
+import type { Context } from "../../core/context.js";
+import { GenerationAbortedError } from "../../core/errors/generation-aborted-error.js";
+import type { ThunkProducer } from "../../core/model-output-thunk.js";
+import { ModelOutputThunk } from "../../core/model-output-thunk.js";
+import type { Formatter } from "../../formatting/formatter.js";
+import { TemplateFormatter } from "../../formatting/template-formatter.js";
+import { buildChatRequest, type ChatRequest } from "./build-chat-request.js";
+import { OpenAIBackendError } from "./errors/openai-backend-error.js";
+import { OpenAIConfigurationError } from "./errors/openai-configuration-error.js";
+import { OpenAIHttpError } from "./errors/openai-http-error.js";
+import { OpenAIIncompleteStreamError } from "./errors/openai-incomplete-stream-error.js";
+import { OpenAIMalformedStreamError } from "./errors/openai-malformed-stream-error.js";
+import { OpenAIProviderError } from "./errors/openai-provider-error.js";
+import { OpenAIResponseTooLargeError } from "./errors/openai-response-too-large-error.js";
+import {
+  defaultMaxResponseBytes,
+  defaultRetryPolicy,
+  defaultTimeouts,
+  type OpenAIRetryPolicy,
+  type OpenAITimeouts,
+  retryDelayMs,
+} from "./fault-policy.js";
+import { HttpExchange } from "./http-exchange.js";
+import { type OpenAIChunk, OpenAIOutputAssembler } from "./output-assembler.js";
+
+export interface OpenAIBackendOptions extends BaseBackendOptions {
+  /** Model name sent to the server; default OPENAI_MODEL. */
+  model?: string;
+  /** Base URL of the API, ending in /v1; default OPENAI_BASE_URL, else https://api.openai.com/v1. */
+  baseUrl?: string;
+  /** Bearer token; default OPENAI_API_KEY. Local servers often need none. */
+  apiKey?: string;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  timeouts?: Partial<OpenAITimeouts>;
+  retry?: Partial<OpenAIRetryPolicy>;
+  /** Cap on the bytes of one response body (default 32 MiB). */
+  maxResponseBytes?: number;
+  capabilities?: Partial<BackendCapabilities>;
+  /** Renders components into message text (default: the built-in templates for this model). */
+  formatter?: Formatter;
+  /** fetch to use (default the global one), for proxies or instrumentation. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A Backend over any OpenAI-compatible chat-completions server (OpenAI, vLLM, llama-server, tessera
+ * serve). Streams by default into an uncomputed thunk; faults before the first token are retried with
+ * backoff, faults after it fail the thunk with the text received so far kept on it.
+ */
+export class OpenAIBackend extends BaseBackend {
+  readonly modelId: string;
+  readonly capabilities: BackendCapabilities;
+  readonly baseUrl: string;
+  readonly timeouts: OpenAITimeouts;
+  readonly retry: OpenAIRetryPolicy;
+  readonly maxResponseBytes: number;
+  readonly #apiKey: string | undefined;
+  readonly #headers: Record<string, string>;
+  readonly #formatter: Formatter;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: OpenAIBackendOptions = {}) {
+    super(options);
+    const model = options.model ?? process.env.OPENAI_MODEL;
+    if (model === undefined || model.length === 0) {
+      throw new OpenAIConfigurationError("no model name; pass { model } or set OPENAI_MODEL");
+    }
+    this.modelId = model;
+    const baseUrl = options.baseUrl ?? process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
+    if (!/^https?:\/\//.test(baseUrl)) {
+      throw new OpenAIConfigurationError(
+        `the base URL must start with http:// or https://, got "${baseUrl}"`,
+      );
+    }
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.#apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
+    this.#headers = options.headers ?? {};
+    this.timeouts = { ...defaultTimeouts, ...options.timeouts };
+    this.retry = { ...defaultRetryPolicy, ...options.retry };
+    this.maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes;
+    this.capabilities = {
+      images: true,
+      audio: true,
+      logits: true,
+      rawLogits: false,
+      grammar: true,
+      tools: true,
+      parallelSequences: 8,
+      ...options.capabilities,
+    };
+    this.#formatter = options.formatter ?? new TemplateFormatter(model);
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  protected async doGenerateFromContext<T>(
+    action: GenerateAction<T>,
+    context: Context,
+    options: ResolvedGenerateOptions<T>,
+  ): Promise<GenerateResult<T>> {
+    const thunk = this.#start(action, context, context.viewForGeneration() ?? [], options);
+    return { thunk, context: context.add(action).add(thunk) };
+  }
+
+  protected async doGenerateFromRaw<T>(
+    actions: ReadonlyArray<GenerateAction<T>>,
+    context: Context,
+    options: ResolvedGenerateOptions<T>,
+  ): Promise<Array<ModelOutputThunk<T>>> {
+    return actions.map((action) => this.#start(action, context, [], options));
+  }
+
+  #start<T>(
+    action: GenerateAction<T>,
+    context: Context,
+    history: ReturnType<Context["asList"]>,
+    options: ResolvedGenerateOptions<T>,
+  ): ModelOutputThunk<T> {
+    const stream = options.modelOptions.stream ?? true;
+    const request = buildChatRequest(this.modelId, history, action, options, this.#formatter, stream);
+    const thunk = new ModelOutputThunk<T>();
+    thunk.action = action;
+    thunk.context = context;
+    thunk.generation.model = this.modelId;
+    thunk.generation.provider = "openai";
+    thunk.generation.streaming = stream;
+    const assembler = new OpenAIOutputAssembler<T>(request, options.format ?? null);
+    const producer = thunk.startProducer<OpenAIChunk>({
+      process: (chunk, target) => assembler.process(chunk, target),
+      postProcess: (target) => assembler.finish(target),
+    });
+    void this.#produce(thunk, producer, request, stream, options);
+    return thunk;
+  }
+
+  async #produce<T>(
+    thunk: ModelOutputThunk<T>,
+    producer: ThunkProducer<OpenAIChunk>,
+    request: ChatRequest,
+    stream: boolean,
+    options: ResolvedGenerateOptions<T>,
+  ): Promise<void> {
+    const startedAt = performance.now();
+    const deadline = startedAt + this.timeouts.totalMs;
+    const signal =
+      options.signal === undefined ? producer.signal : AbortSignal.any([producer.signal, options.signal]);
+    const progress = { text: "", delivered: false };
+    const maxChunks = options.modelOptions.maxNewTokens;
+    for (let attempt = 1; ; attempt += 1) {
+      const exchange = new HttpExchange({
+        url: `${this.baseUrl}/chat/completions`,
+        body: request.body,
+        headers: this.#requestHeaders(),
+        timeouts: this.timeouts,
+        deadline,
+        maxResponseBytes: this.maxResponseBytes,
+        signal,
+        fetch: this.#fetch,
+      });
+      try {
+        await exchange.open();
+        if (stream) await this.#readStream(thunk, exchange, producer, startedAt, progress, maxChunks);
+        else {
+          exchange.firstTokenArrived();
+          const completion = await exchange.json();
+          if (exchange.firstByteAt !== null) thunk.generation.ttfbMs = exchange.firstByteAt - startedAt;
+          thunk.generation.timeToFirstTokenMs = performance.now() - startedAt;
+          await producer.push({ kind: "completion", completion });
+        }
+        producer.end();
+        return;
+      } catch (error) {
+        if (producer.signal.aborted) return;
+        if (options.signal?.aborted) {
+          producer.fail(new GenerationAbortedError(progress.text, options.signal.reason));
+          return;
+        }
+        const failure = OpenAIBackendError.isInstance(error)
+          ? error
+          : new OpenAIIncompleteStreamError("unexpected failure", error);
+        failure.partialText = progress.text;
+        failure.attempts = attempt;
+        const retryAfter = OpenAIHttpError.isInstance(failure) ? failure.retryAfterMs : null;
+        const delay = retryDelayMs(this.retry, attempt, retryAfter);
+        const canRetry =
+          failure.retryable &&
+          !progress.delivered &&
+          attempt <= this.retry.maxRetries &&
+          performance.now() + delay < deadline;
+        if (!canRetry) {
+          producer.fail(failure);
+          return;
+        }
+        try {
+          await sleep(delay, undefined, { signal });
+        } catch {
+          if (options.signal?.aborted)
+            producer.fail(new GenerationAbortedError(progress.text, options.signal.reason));
+          return;
+        }
+      } finally {
+        exchange.close();
+      }
+    }
+  }
+
+  async #readStream<T>(
+    thunk: ModelOutputThunk<T>,
+    exchange: HttpExchange,
+    producer: ThunkProducer<OpenAIChunk>,
+    startedAt: number,
+    progress: { text: string; delivered: boolean },
+    maxChunks: number | undefined,
+  ): Promise<void> {
+    // Chunks without content (the role announcement) wait here, so a retry never leaves a failed attempt's
+    // chunks on the thunk.
+    const held: OpenAIChunk[] = [];
+    let contentChunks = 0;
+    for await (const event of exchange.events()) {
+      if (exchange.firstByteAt !== null && !progress.delivered)
+        thunk.generation.ttfbMs = exchange.firstByteAt - startedAt;
+      if (event.data === "[DONE]") {
+        for (const chunk of held.splice(0)) if (!(await producer.push(chunk))) return;
+        return;
+      }
+      let payload: Record<string, unknown>;
+      try {
+        payload = JSON.parse(event.data) as Record<string, unknown>;
+      } catch (error) {
+        throw new OpenAIMalformedStreamError("an event", event.data, error);
+      }
+      if (event.event === "error" || (payload.error !== undefined && payload.error !== null)) {
+        throw new OpenAIProviderError(payload.error ?? payload);
+      }
+      const chunk: OpenAIChunk = { kind: "chunk", chunk: payload };
+      const delta = chunkDelta(payload);
+      if (!delta.hasOutput) {
+        held.push(chunk);
+        continue;
+      }
+      contentChunks += 1;
+      // A server that ignores max_tokens is cut off: one chunk carries at least one token.
+      if (maxChunks !== undefined && contentChunks > maxChunks) {
+        throw new OpenAIResponseTooLargeError(maxChunks, "tokens");
+      }
+      if (!progress.delivered) {
+        progress.delivered = true;
+        exchange.firstTokenArrived();
+        thunk.generation.timeToFirstTokenMs = performance.now() - startedAt;
+      }
+      for (const earlier of held.splice(0)) if (!(await producer.push(earlier))) return;
+      if (!(await producer.push(chunk))) return;
+      progress.text += delta.text;
+    }
+    throw new OpenAIIncompleteStreamError("the body ended");
+  }
+
+  #requestHeaders(): Record<string, string> {
+    const headers: Record<string, string> = {
+      accept: "text/event-stream, application/json",
+      ...this.#headers,
+    };
+    if (this.#apiKey !== undefined && this.#apiKey.length > 0)
+      headers.authorization = `Bearer ${this.#apiKey}`;
+    return headers;
+  }
+}
+
+function chunkDelta(payload: Record<string, unknown>): { hasOutput: boolean; text: string } {
+  const choices = Array.isArray(payload.choices)
+    ? (payload.choices as Array<{ delta?: Record<string, unknown> }>)
+    : [];
+  let text = "";
+  let hasOutput = false;
+  for (const choice of choices) {
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === "string" && delta.content.length > 0) {
+      text += delta.content;
+      hasOutput = true;
+    }
+    if (typeof delta.reasoning_content === "string" && delta.reasoning_content.length > 0) hasOutput = true;
+    if (typeof delta.reasoning === "string" && delta.reasoning.length > 0) hasOutput = true;
+    if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) hasOutput = true;
+  }
+  return { hasOutput, text };
+}
