@@ -83,6 +83,10 @@ describe("ImageBlock", () => {
     );
     expect(ImageBlock.isValidBase64Png("aGVsbG8=")).toBe(false);
     expect(() => new ImageBlock(42 as unknown as string)).toThrow(InvalidImageError);
+    const block = new ImageBlock(tinyPng.toString("base64"));
+    expect(() => {
+      block.value = tinyJpeg.toString("base64");
+    }).toThrow(/not a PNG/);
   });
 
   it("converts any image sharp reads into PNG with fromImage", async () => {
@@ -131,7 +135,12 @@ describe("ImageUrlBlock and makeImageBlock", () => {
     expect(hits).toBe(2);
   });
 
-  it("needs an http(s) URL", () => {
+  it("needs an http(s) URL, also when the value is replaced", () => {
+    const block = new ImageUrlBlock("https://example.com/a.png");
+    expect(() => {
+      block.value = "file:///etc/passwd";
+    }).toThrow(InvalidImageError);
+    expect(block.value).toBe("https://example.com/a.png");
     expect(() => new ImageUrlBlock("file:///etc/passwd")).toThrow(InvalidImageError);
     expect(() => new ImageUrlBlock("ftp://example.com/a.png")).toThrow(/http:\/\/ or https:\/\//);
   });
