@@ -8,7 +8,6 @@ export const q4BlockBytes = 18;
 
 /** Quantizes `source` (length a multiple of 32) into `target` (length / 32 · 18 bytes). */
 export function quantizeQ4_0(source: Float32Array, target: Uint8Array): void {
-  const view = new DataView(target.buffer, target.byteOffset, target.byteLength);
   const blocks = source.length / q4BlockSize;
   const half = q4BlockSize / 2;
   for (let block = 0; block < blocks; block++) {
@@ -25,7 +24,9 @@ export function quantizeQ4_0(source: Float32Array, target: Uint8Array): void {
     const scale = Math.fround(largest / -8);
     const inverse = scale === 0 ? 0 : Math.fround(1 / scale);
     const out = block * q4BlockBytes;
-    view.setUint16(out, float32ToFloat16(scale), true);
+    const scaleBits = float32ToFloat16(scale);
+    target[out] = scaleBits & 0xff;
+    target[out + 1] = scaleBits >>> 8;
     for (let index = 0; index < half; index++) {
       const low = Math.min(15, Math.trunc(Math.fround(source[start + index]! * inverse) + 8.5));
       const high = Math.min(15, Math.trunc(Math.fround(source[start + half + index]! * inverse) + 8.5));

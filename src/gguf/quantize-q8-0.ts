@@ -12,7 +12,7 @@ function roundHalfAway(value: number): number {
 
 /** Quantizes `source` (length a multiple of 32) into `target` (length / 32 · 34 bytes). */
 export function quantizeQ8_0(source: Float32Array, target: Uint8Array): void {
-  const view = new DataView(target.buffer, target.byteOffset, target.byteLength);
+  const signed = new Int8Array(target.buffer, target.byteOffset, target.byteLength);
   const blocks = source.length / q8BlockSize;
   for (let block = 0; block < blocks; block++) {
     const start = block * q8BlockSize;
@@ -24,9 +24,11 @@ export function quantizeQ8_0(source: Float32Array, target: Uint8Array): void {
     const scale = Math.fround(maximum / 127);
     const inverse = scale === 0 ? 0 : Math.fround(1 / scale);
     const out = block * q8BlockBytes;
-    view.setUint16(out, float32ToFloat16(scale), true);
+    const half = float32ToFloat16(scale);
+    target[out] = half & 0xff;
+    target[out + 1] = half >>> 8;
     for (let index = 0; index < q8BlockSize; index++) {
-      view.setInt8(out + 2 + index, roundHalfAway(Math.fround(source[start + index]! * inverse)));
+      signed[out + 2 + index] = roundHalfAway(Math.fround(source[start + index]! * inverse));
     }
   }
 }
