@@ -1,0 +1,33 @@
+// What every row of the latency benchmark implements: a way to stream one completion while telling the
+// runner when the first byte and each content token arrived. Preparation (loading a model, starting a
+// server) happens in prepare(), outside the timed part.
+
+export interface StreamObserver {
+  /** The first byte of the answer arrived (HTTP body bytes; the first generated token in-process). */
+  firstByte(): void;
+  /** A piece of generated text arrived; empty pieces are not content and do not count. */
+  content(text: string): void;
+}
+
+export interface StreamRequest {
+  prompt: string;
+  maxTokens: number;
+  signal: AbortSignal;
+}
+
+export interface StreamOutcome {
+  /** Generated tokens as the target reports them; null when only the content events can be counted. */
+  completionTokens: number | null;
+}
+
+export interface BenchTarget {
+  readonly name: string;
+  /** "in-process" or "http", shown in tables. */
+  readonly transport: "in-process" | "http";
+  /** Load the model or start the server; throws BenchTargetUnavailableError to skip the row. */
+  prepare(signal: AbortSignal): Promise<void>;
+  /** Tokens in `text` for this target's model; used to size the prompts. */
+  countTokens?(text: string): Promise<number>;
+  stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+
+const marker = Symbol.for("tessera.error.BenchStreamError");
+
+/**
+ * A benchmark target's stream went wrong (HTTP status, malformed SSE, no [DONE], an error event).
+ * Benchmarks count it as a failed run, never as a fast one; `received` keeps the text that came first.
+ */
+export class BenchStreamError extends TesseraError {
+  readonly [marker] = true;
+  readonly target: string;
+  readonly received: string;
+
+  constructor(target: string, problem: string, received = "") {
+    super(
+      `${target}: ${problem}. Check that the server speaks the OpenAI streaming API at that URL and model.`,
+    );
+    this.name = "BenchStreamError";
+    this.target = target;
+    this.received = received;
+  }
+
+  static override isInstance(error: unknown): error is BenchStreamError {
+    return hasErrorMarker(error, marker);
+  }
+}

@@ -1,0 +1,42 @@
+// GitHub-flavoured markdown tables for benchmark results. Cells are escaped so that a "|" in a model
+// name or an error message cannot break the table.
+
+export type ColumnAlignment = "left" | "right" | "center";
+
+export interface MarkdownColumn {
+  title: string;
+  align?: ColumnAlignment;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+const separators: Record<ColumnAlignment, string> = { left: ":---", right: "---:", center: ":---:" };
+
+export function markdownTable(
+  columns: ReadonlyArray<MarkdownColumn>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+): string {
+  const lines = [
+    `| ${columns.map((column) => escapeCell(column.title)).join(" | ")} |`,
+    `| ${columns.map((column) => separators[column.align ?? "left"]).join(" | ")} |`,
+  ];
+  for (const row of rows) {
+    if (row.length !== columns.length) {
+      throw new RangeError(`Expected ${columns.length} cells in a table row but received ${row.length}.`);
+    }
+    lines.push(`| ${row.map(escapeCell).join(" | ")} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** A number with a fixed count of decimals, or "—" when there is none. */
+export function formatNumber(value: number | null | undefined, decimals = 1): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? "—" : value.toFixed(decimals);
+}
+
+/** A rate (0..1) as a percentage. */
+export function formatRate(value: number): string {
+  return `${(value * 100).toFixed(value === 0 || value === 1 ? 0 : 1)}%`;
+}

@@ -1,0 +1,80 @@
+// A row for any tessera Backend in this process (the llama.cpp backend, or an OpenAIBackend pointed at
+// a server): one CBlock prompt in a fresh SimpleContext per run, deltas read with for-await, so the
+// figures include everything a tessera user pays (formatting, the thunk, the bounded queue).
+import type { Backend } from "../../core/backend.js";
+import { CBlock } from "../../core/cblock.js";
+import type { ModelOptions } from "../../core/model-options.js";
+import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
+import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
+import { BenchTargetUnavailableError } from "../errors/bench-target-unavailable-error.js";
+
+export interface BackendTargetOptions {
+  name: string;
+  transport?: "in-process" | "http";
+  /** Creates the backend (loads the model); called once in prepare(). */
+  open(signal: AbortSignal): Promise<Backend>;
+  /** Releases it; called once in close(). */
+  dispose?(backend: Backend): Promise<void>;
+  countTokens?(backend: Backend, text: string): Promise<number>;
+  /** Options added to every generation (for example logits capture). */
+  modelOptions?: ModelOptions;
+}
+
+export class BackendTarget implements BenchTarget {
+  readonly name: string;
+  readonly transport: "in-process" | "http";
+  readonly #options: BackendTargetOptions;
+  #backend: Backend | undefined;
+
+  constructor(options: BackendTargetOptions) {
+    this.name = options.name;
+    this.transport = options.transport ?? "in-process";
+    this.#options = options;
+  }
+
+  async prepare(signal: AbortSignal): Promise<void> {
+    try {
+      this.#backend = await this.#options.open(signal);
+    } catch (error) {
+      throw new BenchTargetUnavailableError(
+        this.name,
+        `could not open the backend: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  get backend(): Backend | undefined {
+    return this.#backend;
+  }
+
+  async countTokens(text: string): Promise<number> {
+    if (this.#backend === undefined || this.#options.countTokens === undefined) {
+      throw new Error(`${this.name} cannot count tokens`);
+    }
+    return this.#options.countTokens(this.#backend, text);
+  }
+
+  async stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome> {
+    const backend = this.#backend!;
+    const { thunk } = await backend.generateFromContext(new CBlock(request.prompt), new SimpleContext(), {
+      modelOptions: { temperature: 0, maxNewTokens: request.maxTokens, ...this.#options.modelOptions },
+      signal: request.signal,
+    });
+    let first = true;
+    for await (const delta of thunk) {
+      if (first) {
+        observer.firstByte();
+        first = false;
+      }
+      observer.content(delta);
+    }
+    await thunk.avalue();
+    return { completionTokens: thunk.generation.usage?.completionTokens ?? null };
+  }
+
+  async close(): Promise<void> {
+    if (this.#backend !== undefined) await this.#options.dispose?.(this.#backend);
+    this.#backend = undefined;
+  }
+}

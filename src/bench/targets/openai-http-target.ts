@@ -1,0 +1,117 @@
+// A row that streams from an OpenAI-compatible server (tessera serve, llama-server, vLLM, Ollama, a hosted
+// API) with fetch, so the first body byte and every SSE content delta are timed where they arrive, with
+// no client library in between. Anything off the protocol fails the run (BenchStreamError).
+import { SseDecoder } from "../../backends/openai/sse-decoder.js";
+import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
+import { BenchStreamError } from "../errors/bench-stream-error.js";
+
+export interface OpenAIHttpTargetOptions {
+  name: string;
+  /** Base URL including /v1, e.g. http://127.0.0.1:8080/v1. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** "chat" (default) posts /chat/completions with one user message; "completions" posts the raw prompt. */
+  api?: "chat" | "completions";
+  /** Extra request fields, e.g. { ignore_eos: true } for llama-server. */
+  extraBody?: Record<string, unknown>;
+  /** Runs before the first request (start a server); may throw BenchTargetUnavailableError. */
+  prepare?: (signal: AbortSignal) => Promise<void>;
+  close?: () => Promise<void>;
+}
+
+interface StreamChunk {
+  choices?: Array<{ delta?: { content?: string | null; reasoning_content?: string | null }; text?: string }>;
+  usage?: { completion_tokens?: number } | null;
+  error?: { message?: string } | string;
+}
+
+export class OpenAIHttpTarget implements BenchTarget {
+  readonly transport = "http" as const;
+  readonly name: string;
+  readonly #options: OpenAIHttpTargetOptions;
+
+  constructor(options: OpenAIHttpTargetOptions) {
+    this.name = options.name;
+    this.#options = options;
+  }
+
+  async prepare(signal: AbortSignal): Promise<void> {
+    await this.#options.prepare?.(signal);
+  }
+
+  async close(): Promise<void> {
+    await this.#options.close?.();
+  }
+
+  async stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome> {
+    const api = this.#options.api ?? "chat";
+    const body = {
+      model: this.#options.model,
+      ...(api === "chat"
+        ? { messages: [{ role: "user", content: request.prompt }] }
+        : { prompt: request.prompt }),
+      max_tokens: request.maxTokens,
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+      ...this.#options.extraBody,
+    };
+    const url = `${this.#options.baseUrl.replace(/\/+$/, "")}/${api === "chat" ? "chat/completions" : "completions"}`;
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        ...(this.#options.apiKey ? { authorization: `Bearer ${this.#options.apiKey}` } : {}),
+      },
+      body: JSON.stringify(body),
+      signal: request.signal,
+    });
+    if (!response.ok || response.body === null) {
+      const text = await response.text().catch(() => "");
+      throw new BenchStreamError(this.name, `HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
+    }
+    const decoder = new SseDecoder();
+    let received = "";
+    let completionTokens: number | null = null;
+    let sawDone = false;
+    for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+      observer.firstByte();
+      for (const event of decoder.push(bytes)) {
+        if (event.data === "[DONE]") {
+          sawDone = true;
+          continue;
+        }
+        let chunk: StreamChunk;
+        try {
+          chunk = JSON.parse(event.data) as StreamChunk;
+        } catch {
+          throw new BenchStreamError(
+            this.name,
+            `unparsable SSE data ${JSON.stringify(event.data.slice(0, 80))}`,
+            received,
+          );
+        }
+        if (chunk.error !== undefined) {
+          const message =
+            typeof chunk.error === "string" ? chunk.error : (chunk.error.message ?? "unknown error");
+          throw new BenchStreamError(this.name, `the server sent an error event: ${message}`, received);
+        }
+        const choice = chunk.choices?.[0];
+        const text = choice?.delta?.content ?? choice?.text ?? "";
+        if (text) {
+          received += text;
+          observer.content(text);
+        }
+        if (typeof chunk.usage?.completion_tokens === "number")
+          completionTokens = chunk.usage.completion_tokens;
+      }
+    }
+    const leftover = decoder.finish();
+    if (leftover !== null)
+      throw new BenchStreamError(this.name, "the stream ended inside an event", received);
+    if (!sawDone) throw new BenchStreamError(this.name, "the stream ended without [DONE]", received);
+    return { completionTokens };
+  }
+}

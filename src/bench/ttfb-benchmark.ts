@@ -1,0 +1,219 @@
+// The latency benchmark: every target streams the same prompt lengths, N runs each with unique prompts,
+// interleaved (run 1 of every target, then run 2, ...) so a slow minute on the machine hits all rows alike.
+// Failures are counted as an error rate and never enter the latency figures.
+import type { BenchTarget, StreamObserver } from "./bench-target.js";
+import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
+import { type MachineInfo, machineInfo } from "./machine-info.js";
+import { type SampleSummary, summarize } from "./stats.js";
+import { buildUniquePrompt } from "./unique-prompts.js";
+
+export interface TtfbOptions {
+  promptTokens: number[];
+  runs: number;
+  maxTokens: number;
+  /** Unmeasured runs per target before measuring (model warm-up, first HTTP connection). */
+  warmupRuns?: number;
+  /** Per-run limit; a run past it is a failure. */
+  runTimeoutMs?: number;
+  /** Counts prompt tokens; without it prompt sizes are estimated. */
+  countTokens?: (text: string) => Promise<number>;
+  onProgress?: (progress: { done: number; total: number; label: string }) => void;
+  signal?: AbortSignal;
+}
+
+export interface TtfbRunRecord {
+  target: string;
+  promptTokens: number;
+  run: number;
+  ok: boolean;
+  error?: string;
+  firstByteMs?: number | null;
+  firstContentMs?: number | null;
+  totalMs?: number;
+  completionTokens?: number;
+  /** Generated tokens per second after the first content token (decode speed as the client sees it). */
+  tokensPerSecond?: number | null;
+  interTokenMs?: number[];
+}
+
+export interface TtfbRow {
+  target: string;
+  transport: "in-process" | "http";
+  promptTokens: number;
+  runs: number;
+  errors: number;
+  errorRate: number;
+  skipped: string | null;
+  firstByteMs: SampleSummary;
+  firstContentMs: SampleSummary;
+  interTokenMs: SampleSummary;
+  tokensPerSecond: SampleSummary;
+}
+
+export interface TtfbResult {
+  benchmark: "ttfb";
+  createdAt: string;
+  machine: MachineInfo;
+  settings: {
+    promptTokens: number[];
+    runs: number;
+    maxTokens: number;
+    warmupRuns: number;
+    promptTokensMeasured: boolean;
+  };
+  rows: TtfbRow[];
+  runs: TtfbRunRecord[];
+}
+
+function emptyRow(target: BenchTarget, promptTokens: number, skipped: string | null): TtfbRow {
+  const none = summarize([]);
+  return {
+    target: target.name,
+    transport: target.transport,
+    promptTokens,
+    runs: 0,
+    errors: 0,
+    errorRate: 0,
+    skipped,
+    firstByteMs: none,
+    firstContentMs: none,
+    interTokenMs: none,
+    tokensPerSecond: none,
+  };
+}
+
+async function measureOnce(
+  target: BenchTarget,
+  prompt: string,
+  maxTokens: number,
+  timeoutMs: number,
+  outer?: AbortSignal,
+): Promise<Omit<TtfbRunRecord, "target" | "promptTokens" | "run">> {
+  const signal = outer
+    ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)])
+    : AbortSignal.timeout(timeoutMs);
+  const started = performance.now();
+  let firstByteAt: number | null = null;
+  const contentTimes: number[] = [];
+  const observer: StreamObserver = {
+    firstByte() {
+      firstByteAt ??= performance.now();
+    },
+    content(text) {
+      if (text === "") return;
+      const now = performance.now();
+      firstByteAt ??= now;
+      contentTimes.push(now);
+    },
+  };
+  try {
+    const outcome = await target.stream({ prompt, maxTokens, signal }, observer);
+    const finished = performance.now();
+    const first = contentTimes[0];
+    const last = contentTimes[contentTimes.length - 1];
+    const completionTokens = outcome.completionTokens ?? contentTimes.length;
+    const interTokenMs = contentTimes.slice(1).map((time, index) => time - contentTimes[index]!);
+    const decodeSpan = first !== undefined && last !== undefined ? last - first : 0;
+    return {
+      ok: true,
+      firstByteMs: firstByteAt === null ? null : firstByteAt - started,
+      firstContentMs: first === undefined ? null : first - started,
+      totalMs: finished - started,
+      completionTokens,
+      tokensPerSecond: decodeSpan > 0 ? ((completionTokens - 1) * 1000) / decodeSpan : null,
+      interTokenMs,
+    };
+  } catch (error) {
+    const reason = signal.aborted && !outer?.aborted ? `timed out after ${timeoutMs} ms` : undefined;
+    return { ok: false, error: reason ?? (error instanceof Error ? error.message : String(error)) };
+  }
+}
+
+export async function runTtfbBenchmark(
+  targets: ReadonlyArray<BenchTarget>,
+  options: TtfbOptions,
+): Promise<TtfbResult> {
+  const warmupRuns = options.warmupRuns ?? 1;
+  const timeoutMs = options.runTimeoutMs ?? 120_000;
+  const ready: BenchTarget[] = [];
+  const skipped = new Map<string, string>();
+  for (const target of targets) {
+    try {
+      await target.prepare(options.signal ?? new AbortController().signal);
+      ready.push(target);
+    } catch (error) {
+      const note = BenchTargetUnavailableError.isInstance(error)
+        ? error.note
+        : `could not start: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
+      skipped.set(target.name, note);
+    }
+  }
+  const records: TtfbRunRecord[] = [];
+  const total = ready.length * options.promptTokens.length * (options.runs + warmupRuns);
+  let done = 0;
+  let salt = Math.floor(Math.random() * 1e6);
+  let promptTokensMeasured = options.countTokens !== undefined;
+  try {
+    for (const promptTokens of options.promptTokens) {
+      for (let run = -warmupRuns; run < options.runs; run++) {
+        for (const target of ready) {
+          options.signal?.throwIfAborted();
+          const prompt = await buildUniquePrompt(promptTokens, salt++, options.countTokens);
+          promptTokensMeasured &&= prompt.measured;
+          const measured = await measureOnce(
+            target,
+            prompt.text,
+            options.maxTokens,
+            timeoutMs,
+            options.signal,
+          );
+          if (run >= 0) records.push({ target: target.name, promptTokens, run, ...measured });
+          done++;
+          options.onProgress?.({ done, total, label: `${target.name} · ${promptTokens} tokens` });
+        }
+      }
+    }
+  } finally {
+    for (const target of targets) await target.close().catch(() => {});
+  }
+  const rows: TtfbRow[] = [];
+  for (const promptTokens of options.promptTokens) {
+    for (const target of targets) {
+      const note = skipped.get(target.name);
+      if (note !== undefined) {
+        rows.push(emptyRow(target, promptTokens, note));
+        continue;
+      }
+      const mine = records.filter(
+        (record) => record.target === target.name && record.promptTokens === promptTokens,
+      );
+      const succeeded = mine.filter((record) => record.ok);
+      const values = (pick: (record: TtfbRunRecord) => number | null | undefined) =>
+        succeeded.map(pick).filter((value): value is number => typeof value === "number");
+      rows.push({
+        ...emptyRow(target, promptTokens, null),
+        runs: mine.length,
+        errors: mine.length - succeeded.length,
+        errorRate: mine.length === 0 ? 0 : (mine.length - succeeded.length) / mine.length,
+        firstByteMs: summarize(values((record) => record.firstByteMs)),
+        firstContentMs: summarize(values((record) => record.firstContentMs)),
+        interTokenMs: summarize(succeeded.flatMap((record) => record.interTokenMs ?? [])),
+        tokensPerSecond: summarize(values((record) => record.tokensPerSecond)),
+      });
+    }
+  }
+  return {
+    benchmark: "ttfb",
+    createdAt: new Date().toISOString(),
+    machine: machineInfo(),
+    settings: {
+      promptTokens: options.promptTokens,
+      runs: options.runs,
+      maxTokens: options.maxTokens,
+      warmupRuns,
+      promptTokensMeasured,
+    },
+    rows,
+    runs: records,
+  };
+}

@@ -1,0 +1,83 @@
+// The latency results as people read them: a markdown table and an SVG chart of time to first content.
+
+import { describeMachine } from "./machine-info.js";
+import { formatNumber, formatRate, markdownTable } from "./markdown-table.js";
+import type { SampleSummary } from "./stats.js";
+import { svgBarChart } from "./svg-bar-chart.js";
+import type { TtfbResult } from "./ttfb-benchmark.js";
+
+const pair = (summary: SampleSummary, decimals = 1) =>
+  summary.count === 0
+    ? "—"
+    : `${formatNumber(summary.median, decimals)} / ${formatNumber(summary.p90, decimals)}`;
+
+export function ttfbMarkdown(result: TtfbResult): string {
+  const table = markdownTable(
+    [
+      { title: "target" },
+      { title: "via" },
+      { title: "prompt tokens", align: "right" },
+      { title: "runs", align: "right" },
+      { title: "errors", align: "right" },
+      { title: "first byte ms (median / p90)", align: "right" },
+      { title: "first token ms (median / p90)", align: "right" },
+      { title: "inter-token ms (median / p90)", align: "right" },
+      { title: "tokens/s (median / p90)", align: "right" },
+    ],
+    result.rows.map((row) =>
+      row.skipped !== null
+        ? [
+            row.target,
+            row.transport,
+            String(row.promptTokens),
+            "0",
+            "—",
+            `skipped: ${row.skipped}`,
+            "",
+            "",
+            "",
+          ]
+        : [
+            row.target,
+            row.transport,
+            String(row.promptTokens),
+            String(row.runs),
+            formatRate(row.errorRate),
+            pair(row.firstByteMs),
+            pair(row.firstContentMs),
+            pair(row.interTokenMs, 2),
+            pair(row.tokensPerSecond),
+          ],
+    ),
+  );
+  const { settings } = result;
+  return (
+    `Time to first byte / first token, ${settings.runs} runs per row after ${settings.warmupRuns} warm-up, ` +
+    `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}; ` +
+    `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.\n\n${table}`
+  );
+}
+
+export function ttfbChart(result: TtfbResult): string {
+  const lengths = [...new Set(result.rows.map((row) => row.promptTokens))];
+  return svgBarChart({
+    title: "Time to first token",
+    subtitle: `${result.createdAt.slice(0, 10)} · ${describeMachine(result.machine)} · ${result.settings.runs} runs per bar`,
+    unit: "ms",
+    groups: lengths.map((length) => ({
+      label: `${length} prompt tokens`,
+      bars: result.rows
+        .filter((row) => row.promptTokens === length)
+        .map((row) => ({
+          series: row.target,
+          value: row.skipped === null ? row.firstContentMs.median : null,
+          whisker: row.firstContentMs.p90,
+          ...(row.skipped !== null
+            ? { note: "skipped" }
+            : row.errors > 0
+              ? { note: `errors ${formatRate(row.errorRate)}` }
+              : {}),
+        })),
+    })),
+  });
+}
