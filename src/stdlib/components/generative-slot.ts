@@ -1,0 +1,69 @@
+import { z } from "zod";
+import type { CBlock } from "../../core/cblock.js";
+import { Component } from "../../core/component.js";
+import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
+import type { TemplateRepresentation } from "../../core/template-representation.js";
+import { extractJsonText } from "../requirements/schema-requirement.js";
+
+/** The envelope the model answers in: an object, because some providers only constrain to objects. */
+export function resultEnvelope<Output extends z.ZodType>(output: Output) {
+  return z.object({ result: output });
+}
+
+/**
+ * One call of a generative function (Mellea's `@generative`): the function's name, description and
+ * arguments, and the JSON schema of its result, rendered by `GenerativeSlot.njk`. The model answers
+ * `{"result": ...}`; parse() validates that against the output schema and returns the result.
+ */
+export class GenerativeSlot<Output> extends Component<{ result: Output }> {
+  readonly functionName: string;
+  readonly description: string;
+  readonly arguments: Record<string, unknown>;
+  readonly inputSchema: z.ZodObject;
+  readonly envelope: z.ZodType<{ result: Output }>;
+
+  constructor(
+    functionName: string,
+    description: string,
+    inputSchema: z.ZodObject,
+    outputSchema: z.ZodType<Output>,
+    args: Record<string, unknown>,
+  ) {
+    super();
+    this.functionName = functionName;
+    this.description = description;
+    this.inputSchema = inputSchema;
+    this.envelope = resultEnvelope(outputSchema) as unknown as z.ZodType<{ result: Output }>;
+    this.arguments = args;
+    this.images = null;
+    this.audio = null;
+  }
+
+  parts(): Array<Component<unknown> | CBlock> {
+    return [];
+  }
+
+  formatForLlm(): TemplateRepresentation {
+    return {
+      obj: this,
+      args: {
+        name: this.functionName,
+        description: this.description,
+        parameters: Object.keys(this.inputSchema.shape).join(", "),
+        inputSchema: schemaText(this.inputSchema),
+        arguments: JSON.stringify(this.arguments, null, 2),
+        outputSchema: schemaText(this.envelope),
+      },
+      templateOrder: ["*", "GenerativeSlot"],
+    };
+  }
+
+  protected parseOutput(computed: ModelOutputThunk<{ result: Output }>): { result: Output } {
+    return this.envelope.parse(JSON.parse(extractJsonText(computed.value ?? "")));
+  }
+}
+
+function schemaText(schema: z.ZodType): string {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return JSON.stringify(rest);
+}

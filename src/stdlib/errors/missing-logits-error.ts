@@ -1,0 +1,23 @@
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+
+const marker = Symbol.for("tessera.error.MissingLogitsError");
+
+/** Best-of-n was asked to score by mean token log-probability, but a sample carries no per-token log-probabilities. */
+export class MissingLogitsError extends TesseraError {
+  readonly [marker] = true;
+
+  readonly sampleIndex: number;
+
+  constructor(sampleIndex: number, modelId: string) {
+    super(
+      `Sample ${sampleIndex} from model "${modelId}" has no per-token log-probabilities, so it cannot be scored by mean logprob. ` +
+        "Use a backend with logits capability (BestOfNStrategy asks for them itself), or pass a score function.",
+    );
+    this.name = "MissingLogitsError";
+    this.sampleIndex = sampleIndex;
+  }
+
+  static override isInstance(error: unknown): error is MissingLogitsError {
+    return hasErrorMarker(error, marker);
+  }
+}

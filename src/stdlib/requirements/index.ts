@@ -1,0 +1,11 @@
+export { type JudgeVerdict, readJudgeAnswer } from "./judge-verdict.js";
+export { check, isRequirement, req, reqify, uniqueRequirements } from "./requirement-helpers.js";
+export { RequirementJudge } from "./requirement-judge.js";
+export { extractJsonText, schemaRequirement } from "./schema-requirement.js";
+export { simpleValidate, type TextCheck } from "./simple-validate.js";
+export {
+  StandardRequirement,
+  type StandardRequirementOptions,
+  type ValidationFunction,
+} from "./standard-requirement.js";
+export { toValidationResult, type ValidationOutcome } from "./validation-outcome.js";

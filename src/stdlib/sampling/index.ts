@@ -1,0 +1,25 @@
+export {
+  BaseSamplingStrategy,
+  type BaseSamplingStrategyOptions,
+  type RepairRequest,
+  type RepairResult,
+  type StrategySampleOptions,
+} from "./base-sampling-strategy.js";
+export { BestOfNStrategy, type BestOfNStrategyOptions, type SampleScore } from "./best-of-n-strategy.js";
+export { describeFailures } from "./failure-feedback.js";
+export { MajorityVotingStrategy, type MajorityVotingStrategyOptions } from "./majority-voting-strategy.js";
+export { meanTokenLogprob } from "./mean-token-logprob.js";
+export { MultiTurnStrategy } from "./multi-turn-strategy.js";
+export { RejectionSamplingStrategy } from "./rejection-sampling-strategy.js";
+export { RepairTemplateStrategy } from "./repair-template-strategy.js";
+export {
+  allPassed,
+  type DrawnSample,
+  passedCount,
+  SamplingHistory,
+  type Validations,
+} from "./sampling-history.js";
+export { SamplingProgress } from "./sampling-progress.js";
+export { ScoredSamplingResult } from "./scored-sampling-result.js";
+export { ScoringSamplingStrategy, type ScoringSamplingStrategyOptions } from "./scoring-sampling-strategy.js";
+export { exactMatchSimilarity, normalizeAnswer, rougeLSimilarity, type Similarity } from "./similarity.js";

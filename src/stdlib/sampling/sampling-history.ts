@@ -1,0 +1,60 @@
+import type { ComputedModelOutputThunk } from "../../core/computed-model-output-thunk.js";
+import type { Context } from "../../core/context.js";
+import type { Requirement, ValidationResult } from "../../core/requirement.js";
+import { type SampleActionType, SamplingResult } from "../../core/sampling-result.js";
+
+/** One generated and computed sample, with the context it produced and the action that asked for it. */
+export interface DrawnSample<T> {
+  thunk: ComputedModelOutputThunk<T>;
+  /** The context after the generation: the action and this output appended. */
+  context: Context;
+  action: SampleActionType<T>;
+}
+
+export type Validations = Array<[Requirement, ValidationResult]>;
+
+/** True when every requirement passed (an empty list passes). */
+export function allPassed(validations: Validations): boolean {
+  return validations.every(([, result]) => result.result);
+}
+
+/** How many requirements passed. */
+export function passedCount(validations: Validations): number {
+  return validations.filter(([, result]) => result.result).length;
+}
+
+/** The samples of one sampling run so far, in draw order; becomes the SamplingResult. */
+export class SamplingHistory<T> {
+  readonly generations: Array<ComputedModelOutputThunk<T>> = [];
+  readonly validations: Validations[] = [];
+  readonly actions: Array<SampleActionType<T>> = [];
+  readonly contexts: Context[] = [];
+
+  get length(): number {
+    return this.generations.length;
+  }
+
+  push(sample: DrawnSample<T>, validations: Validations): number {
+    this.generations.push(sample.thunk);
+    this.validations.push(validations);
+    this.actions.push(sample.action);
+    this.contexts.push(sample.context);
+    return this.generations.length - 1;
+  }
+
+  /** Indices of the samples that passed every requirement, in draw order. */
+  passingIndices(): number[] {
+    return this.validations.flatMap((validations, index) => (allPassed(validations) ? [index] : []));
+  }
+
+  toResult(resultIndex: number, success: boolean): SamplingResult<T> {
+    return new SamplingResult<T>({
+      resultIndex,
+      success,
+      sampleGenerations: [...this.generations],
+      sampleValidations: [...this.validations],
+      sampleActions: [...this.actions],
+      sampleContexts: [...this.contexts],
+    });
+  }
+}
