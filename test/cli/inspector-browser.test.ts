@@ -28,9 +28,14 @@ async function openPage(browser: Browser, html: string, name: string) {
   return { page, requests, problems };
 }
 
+// The test's tsconfig has no DOM library; this is the one browser global the page checks need.
+type BrowserWindow = { getComputedStyle(element: unknown): { backgroundColor: string } };
+
 const backgrounds = (page: Page) =>
   page.$$eval(".output .token", (elements) =>
-    elements.map((element) => getComputedStyle(element).backgroundColor),
+    elements.map(
+      (element) => (globalThis as unknown as BrowserWindow).getComputedStyle(element).backgroundColor,
+    ),
   );
 
 describe.skipIf(!chromiumAvailable())("the inspector page in Chromium", () => {
