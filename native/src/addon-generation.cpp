@@ -40,6 +40,15 @@ Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, 
       std::memcpy(destination.Data() + index * stride, source.data(), stride * sizeof(float));
     }
     columns.Set("full", destination);
+    Napi::Float32Array chosen = Napi::Float32Array::New(env, count);
+    Napi::Float32Array logSumExp = Napi::Float32Array::New(env, count);
+    for (size_t index = 0; index < count; index++) {
+      const EventSlot& slot = slots[(head + index) % capacity];
+      chosen[index] = raw ? slot.raw.chosenLogit : slot.processed.chosenLogit;
+      logSumExp[index] = raw ? slot.raw.logSumExp : slot.processed.logSumExp;
+    }
+    columns.Set("chosenLogits", chosen);
+    columns.Set("logSumExp", logSumExp);
   }
   return columns;
 }
@@ -102,7 +111,8 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents, Napi::V
   }
 
   // Slots [head, head + count) are not written by the decode thread until we hand them back below.
-  const size_t capacity = state.slots.size();
+  const size_t capacity = std::max<size_t>(state.slots.size(), 1);  // slots are freed once all was delivered
+  if (state.slots.empty()) count = 0;
   Napi::Int32Array tokens = Napi::Int32Array::New(env, count);
   Napi::Float32Array logprobs = Napi::Float32Array::New(env, count);
   Napi::Uint32Array pieceEnds = Napi::Uint32Array::New(env, count);
@@ -143,6 +153,8 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents, Napi::V
     state.count -= count;
     done = state.finished && state.count == 0;
   }
+  // Everything was delivered: the slots (and their full vectors) are not needed any more.
+  if (done) std::vector<EventSlot>().swap(state.slots);
   if (wasFull && count > 0) engine_->wake();  // this sequence was parked on a full queue
   batch.Set("done", Napi::Boolean::New(env, done));
   return batch;

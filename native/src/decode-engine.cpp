@@ -142,6 +142,10 @@ void DecodeEngine::finishLocked(const std::shared_ptr<GenerationState>& generati
   generation->finishedAt = Clock::now();
   active_.erase(std::remove(active_.begin(), active_.end(), generation), active_.end());
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), generation), waiting_.end());
+  // Only the decode thread uses these, and it is either the caller or joined: free them now rather
+  // than when JavaScript's garbage collector gets to the handle (it does not see native memory).
+  generation->samplers.clear();
+  std::vector<llama_token_data>().swap(generation->candidates);
   if (generation->pullWaiting) {
     generation->pullWaiting = false;
     toNotify.push_back(generation);
@@ -261,11 +265,14 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     slot.raw.logSumExp = logSumExpDense(row, vocabSize_);
   } else if (config.raw.mode == CaptureMode::full) {
     std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+    slot.raw.logSumExp = std::numeric_limits<float>::quiet_NaN();  // not computed: full vectors stay cheap
   }
 
   llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
   generation.samplers.applyProcessing(array);
-  const float processedLogSumExp = logSumExpCandidates(array);
+  // Without processing samplers the candidates are the raw row: the dense (vectorized) pass is faster.
+  const float processedLogSumExp =
+      generation.samplers.hasProcessing() ? logSumExpCandidates(array) : logSumExpDense(row, vocabSize_);
   if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
     std::lock_guard<std::mutex> lock(mutex);
     clearSequence(generation.sequence);
@@ -280,6 +287,7 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     slot.processed.logSumExp = processedLogSumExp;
   } else if (config.processed.mode == CaptureMode::full) {
     scatterCandidates(array, slot.processedFull.data(), vocabSize_);
+    slot.processed.logSumExp = processedLogSumExp;
   }
 
   generation.samplers.applySelector(array);
@@ -423,6 +431,7 @@ void DecodeEngine::run() {
     for (auto& planned : plan) batchMembers_.push_back(planned.generation.get());
     const int32_t status = llama_decode(context_, batch);
     batchMembers_.clear();
+    if (shutdown_.load()) break;  // dispose() finishes every generation with the reason why
 
     if (status != 0) {
       std::lock_guard<std::mutex> lock(mutex);

@@ -1,14 +1,53 @@
 #include "sampler-set.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <stdexcept>
 
 #include "addon-logging.h"
 
 namespace tessera {
+namespace {
+// llama.cpp's grammar parser prints its syntax errors (with the whole grammar) straight to stderr.
+// Sending fd 2 to a temporary file for the duration of the call keeps stderr clean and lets the
+// error say what was wrong. A file, not a pipe, so a long message can never block the writer.
+llama_sampler* initGrammarCapturingStderr(const llama_vocab* vocab, const SamplerConfig& config, std::string& printed) {
+  std::fflush(stderr);
+  FILE* capture = std::tmpfile();
+  const int saved = capture == nullptr ? -1 : dup(2);
+  if (saved >= 0) dup2(fileno(capture), 2);
+  llama_sampler* grammar = llama_sampler_init_grammar(vocab, config.grammar.c_str(), config.grammarRoot.c_str());
+  if (saved >= 0) {
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    std::rewind(capture);
+    char buffer[1024];
+    const size_t length = std::fread(buffer, 1, sizeof(buffer) - 1, capture);
+    printed.assign(buffer, length);
+    const size_t marker = printed.find("error parsing grammar: ");
+    if (marker != std::string::npos) {
+      printed = printed.substr(marker + 23);
+      printed = printed.substr(0, printed.find('\n'));
+    } else {
+      printed.clear();
+    }
+  }
+  if (capture != nullptr) std::fclose(capture);
+  return grammar;
+}
+}  // namespace
 
-SamplerSet::~SamplerSet() {
+
+SamplerSet::~SamplerSet() { clear(); }
+
+void SamplerSet::clear() {
   for (auto* sampler : processing_) llama_sampler_free(sampler);
+  processing_.clear();
+  penalties_ = nullptr;
   if (selector_ != nullptr) llama_sampler_free(selector_);
+  selector_ = nullptr;
 }
 
 void SamplerSet::build(const llama_vocab* vocab, const SamplerConfig& config) {
@@ -25,9 +64,10 @@ void SamplerSet::build(const llama_vocab* vocab, const SamplerConfig& config) {
   }
   if (!config.grammar.empty()) {
     clearRecentErrors();
-    llama_sampler* grammar = llama_sampler_init_grammar(vocab, config.grammar.c_str(), config.grammarRoot.c_str());
+    std::string printed;
+    llama_sampler* grammar = initGrammarCapturingStderr(vocab, config, printed);
     if (grammar == nullptr) {
-      std::string details = takeRecentErrors();
+      std::string details = printed.empty() ? takeRecentErrors() : printed;
       throw std::invalid_argument(details.empty() ? std::string("llama.cpp could not parse the grammar") : details);
     }
     processing_.push_back(grammar);

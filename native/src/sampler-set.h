@@ -42,6 +42,8 @@ class SamplerSet {
   void applySelector(llama_token_data_array& candidates);
   void accept(llama_token token);
   bool hasProcessing() const { return !processing_.empty(); }
+  // Frees every sampler (grammar state can be large); the set is empty afterwards.
+  void clear();
 
  private:
   std::vector<llama_sampler*> processing_;
