@@ -34,7 +34,7 @@ describe("raw logits compared with node-llama-cpp", () => {
     try {
       const sequence = theirContext.getSequence();
       const evaluation = sequence.evaluateWithMetadata(
-        [...prompt],
+        [...prompt] as Token[],
         { probabilities: true },
         { temperature: 0 },
       );
