@@ -1,7 +1,26 @@
 // Public API of tessera. Every public name is listed explicitly, one block per layer.
 
 // --- backends/llamacpp ---
-// native addon surface (issue 5, native half)
+// native addon surface (issue 5, native half) and LlamaCppBackend (backend half)
+export {
+  type BuiltinChatTemplateName,
+  builtinChatTemplates,
+  fallbackChatTemplateName,
+} from "./backends/llamacpp/builtin-chat-templates.js";
+export {
+  type ChatTemplateLimits,
+  ChatTemplateSandbox,
+  defaultChatTemplateLimits,
+} from "./backends/llamacpp/chat-template-sandbox.js";
+export { BackendNotLoadedError } from "./backends/llamacpp/errors/backend-not-loaded-error.js";
+export {
+  ChatTemplateError,
+  type ChatTemplateFailure,
+} from "./backends/llamacpp/errors/chat-template-error.js";
+export {
+  type ChatTemplateLimit,
+  ChatTemplateLimitError,
+} from "./backends/llamacpp/errors/chat-template-limit-error.js";
 export { ContextOverflowError } from "./backends/llamacpp/errors/context-overflow-error.js";
 export { GrammarError } from "./backends/llamacpp/errors/grammar-error.js";
 export { InvalidSamplerOptionError } from "./backends/llamacpp/errors/invalid-sampler-option-error.js";
@@ -13,8 +32,18 @@ export {
   type NativeLoadAttempt,
 } from "./backends/llamacpp/errors/native-addon-load-error.js";
 export { NativeGenerationError } from "./backends/llamacpp/errors/native-generation-error.js";
+export { NoGenerationViewError } from "./backends/llamacpp/errors/no-generation-view-error.js";
 export { NonFiniteLogitsError } from "./backends/llamacpp/errors/non-finite-logits-error.js";
+export { StructuredOutputError } from "./backends/llamacpp/errors/structured-output-error.js";
+export { UnsupportedInputError } from "./backends/llamacpp/errors/unsupported-input-error.js";
+export { UnsupportedJsonSchemaError } from "./backends/llamacpp/errors/unsupported-json-schema-error.js";
+export { grammarForJsonSchema } from "./backends/llamacpp/json-schema-grammar.js";
 export { LlamaContext, type LlamaContextOptions } from "./backends/llamacpp/llama-context.js";
+export { LlamaCppBackend, type LlamaCppBackendOptions } from "./backends/llamacpp/llama-cpp-backend.js";
+export {
+  type LlamaCppModelOptions,
+  llamaCppModelOptionsSchema,
+} from "./backends/llamacpp/llama-cpp-model-options.js";
 export {
   type LlamaModel,
   type LlamaModelMetadata,
@@ -31,6 +60,13 @@ export {
   type TokenStreamResult,
   type TokenStreamTimings,
 } from "./backends/llamacpp/token-stream.js";
+export {
+  maxToolCallsPerAnswer,
+  parseToolCalls,
+  type ToolChoice,
+  toolCallClose,
+  toolCallOpen,
+} from "./backends/llamacpp/tool-call-format.js";
 // --- core ---
 export {
   AbstractTool,

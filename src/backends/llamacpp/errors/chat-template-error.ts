@@ -2,8 +2,8 @@ import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error
 
 const marker = Symbol.for("tessera.error.ChatTemplateError");
 
-/** Where a chat template failed: it did not parse, it raised an error, or it failed while rendering. */
-export type ChatTemplateFailure = "parse" | "raise" | "render";
+/** Where a chat template failed: it did not parse, or it failed while rendering (raise_exception included). */
+export type ChatTemplateFailure = "parse" | "render";
 
 /** The model's chat template could not be rendered; the template is never evaluated as code. */
 export class ChatTemplateError extends TesseraError {
@@ -13,12 +13,7 @@ export class ChatTemplateError extends TesseraError {
   readonly templateName: string;
 
   constructor(templateName: string, failure: ChatTemplateFailure, details: string) {
-    const what =
-      failure === "parse"
-        ? "does not parse as Jinja"
-        : failure === "raise"
-          ? "raised an error (raise_exception)"
-          : "failed while rendering";
+    const what = failure === "parse" ? "does not parse as Jinja" : "failed while rendering";
     super(
       `The chat template ${templateName} ${what}: ${details}. ` +
         "Pass `chatTemplate` to the backend (a Jinja string or the name of a built-in template such as " +

@@ -1,0 +1,101 @@
+import type { JsonTool } from "../../core/abstract-tool.js";
+import type { Message } from "../../messages/components/message.js";
+import {
+  type MessagePrinter,
+  messageToOpenAIMessage,
+} from "../../messages/openai/message-to-openai-message.js";
+import type { ChatTemplateSandbox } from "./chat-template-sandbox.js";
+import { UnsupportedInputError } from "./errors/unsupported-input-error.js";
+import { toolCallInstructions } from "./tool-call-format.js";
+
+/** A chat template with the name errors and logs show ("gguf:<file>" or "builtin:chatml"). */
+export interface ChatTemplateSource {
+  readonly name: string;
+  readonly source: string;
+}
+
+export interface ChatPromptInput {
+  readonly messages: readonly Message[];
+  /** Renders message content through the component templates (so documents are included). */
+  readonly printer: MessagePrinter;
+  readonly systemPrompt?: string | undefined;
+  /** Tools offered to the model, with the way they may be used. */
+  readonly tools: readonly JsonTool[];
+  readonly toolChoice: "auto" | "required";
+  readonly bosToken: string;
+  readonly eosToken: string;
+}
+
+/** A message as chat templates expect it (the Hugging Face / OpenAI shape). */
+interface TemplateMessage {
+  role: string;
+  content: string;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: unknown } }>;
+  tool_call_id?: string;
+}
+
+/** The message list a chat template receives: system prompt and tool instructions first. */
+export function templateMessages(input: ChatPromptInput): TemplateMessage[] {
+  const messages = input.messages.map((message) => toTemplateMessage(message, input.printer));
+  const systemParts: string[] = [];
+  if (input.systemPrompt !== undefined && input.systemPrompt !== "") systemParts.push(input.systemPrompt);
+  if (input.tools.length > 0) systemParts.push(toolCallInstructions(input.tools, input.toolChoice));
+  if (systemParts.length === 0) return messages;
+  const first = messages[0];
+  // One system turn: several templates reject a second one, or a system turn that is not first.
+  if (first?.role === "system") {
+    return [{ ...first, content: [...systemParts, first.content].join("\n\n") }, ...messages.slice(1)];
+  }
+  return [{ role: "system", content: systemParts.join("\n\n") }, ...messages];
+}
+
+/** The prompt text: the chat template rendered in the sandbox, ending with the assistant turn's opening. */
+export function renderChatPrompt(
+  sandbox: ChatTemplateSandbox,
+  template: ChatTemplateSource,
+  input: ChatPromptInput,
+): Promise<string> {
+  return sandbox.render(
+    template.source,
+    {
+      messages: templateMessages(input),
+      ...(input.tools.length > 0 && { tools: input.tools }),
+      add_generation_prompt: true,
+      bos_token: input.bosToken,
+      eos_token: input.eosToken,
+    },
+    template.name,
+  );
+}
+
+function toTemplateMessage(message: Message, printer: MessagePrinter): TemplateMessage {
+  if ((message.images?.length ?? 0) > 0 || (message.audio?.length ?? 0) > 0) {
+    throw new UnsupportedInputError(
+      message.images?.length ? "images" : "audio",
+      "the llama.cpp backend runs text-only models",
+    );
+  }
+  const wire = messageToOpenAIMessage(message, printer);
+  const result: TemplateMessage = {
+    role: wire.role,
+    content: typeof wire.content === "string" ? wire.content : "",
+  };
+  if (wire.tool_calls !== undefined) {
+    // Templates usually print arguments with `| tojson`, so they get the object, not its JSON text.
+    result.tool_calls = wire.tool_calls.map((call) => ({
+      id: call.id,
+      type: call.type,
+      function: { name: call.function.name, arguments: parseArguments(call.function.arguments) },
+    }));
+  }
+  if (wire.tool_call_id !== undefined) result.tool_call_id = wire.tool_call_id;
+  return result;
+}
+
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

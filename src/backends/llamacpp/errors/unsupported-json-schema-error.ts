@@ -1,0 +1,29 @@
+import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
+
+const marker = Symbol.for("tessera.error.UnsupportedJsonSchemaError");
+
+/** A JSON schema (from a zod `format` or a tool's parameters) uses a construct no grammar can enforce here. */
+export class UnsupportedJsonSchemaError extends TesseraError {
+  readonly [marker] = true;
+
+  /** JSON pointer of the offending subschema, e.g. `#/properties/tags/items`. */
+  readonly schemaPath: string;
+  readonly keyword: string;
+
+  constructor(schemaPath: string, keyword: string, details: string) {
+    super(
+      `The JSON schema at ${schemaPath} uses "${keyword}", which constrained decoding does not support: ${details}. ` +
+        "Supported: type, properties, required, additionalProperties, items, prefixItems, min/maxItems, " +
+        "min/maxLength, enum, const, anyOf/oneOf, $ref into $defs, and the date, time and date-time formats. " +
+        "Simplify the schema (value checks such as minimum or pattern are fine: zod checks them afterwards). " +
+        "Nothing was generated.",
+    );
+    this.name = "UnsupportedJsonSchemaError";
+    this.schemaPath = schemaPath;
+    this.keyword = keyword;
+  }
+
+  static override isInstance(error: unknown): error is UnsupportedJsonSchemaError {
+    return hasErrorMarker(error, marker);
+  }
+}

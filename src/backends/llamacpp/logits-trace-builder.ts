@@ -1,0 +1,74 @@
+import type { LogitsAlternative, LogitsStep, LogitsTrace } from "../../core/logits-trace.js";
+import type { LogitsRequest } from "../../core/model-options.js";
+import type { TokenLogits } from "./token-stream.js";
+
+/** Fills a core LogitsTrace (source "llama.cpp") from the native stream's per-token captures. */
+export class LogitsTraceBuilder {
+  readonly trace: LogitsTrace;
+  readonly #pieceText: (token: number) => string;
+
+  constructor(
+    kind: "raw" | "processed",
+    request: Exclude<LogitsRequest, false>,
+    vocabSize: number,
+    pieceText: (token: number) => string,
+  ) {
+    this.trace = {
+      kind,
+      source: "llama.cpp",
+      topK: request === "full" ? null : request,
+      vocabSize,
+      steps: [],
+    };
+    this.#pieceText = pieceText;
+  }
+
+  add(token: number, text: string, captured: TokenLogits | undefined): void {
+    if (captured === undefined) return;
+    const full = captured.full;
+    // Full vectors come without a log-sum-exp for raw logits; it is computed here so logprobs stay exact.
+    const logSumExp = Number.isFinite(captured.logSumExp)
+      ? captured.logSumExp
+      : full
+        ? logSumExpOf(full)
+        : null;
+    const chosenLogit = Number.isFinite(captured.chosenLogit)
+      ? captured.chosenLogit
+      : (full?.[token] ?? null);
+    const top: LogitsAlternative[] = [];
+    const ids = captured.topIds;
+    const logits = captured.topLogits;
+    if (ids !== undefined && logits !== undefined) {
+      for (let index = 0; index < ids.length; index++) {
+        const id = ids[index]!;
+        // Padding when fewer tokens survived the sampler chain than k.
+        if (id < 0) break;
+        const logit = logits[index]!;
+        top.push({
+          token: id,
+          text: this.#pieceText(id),
+          logit,
+          logprob: logSumExp === null ? Number.NaN : logit - logSumExp,
+        });
+      }
+    }
+    const step: LogitsStep = {
+      token,
+      text,
+      logprob: chosenLogit === null || logSumExp === null ? null : chosenLogit - logSumExp,
+      logSumExp,
+      top,
+    };
+    if (full !== undefined) step.full = full;
+    this.trace.steps.push(step);
+  }
+}
+
+function logSumExpOf(values: Float32Array): number {
+  let maximum = Number.NEGATIVE_INFINITY;
+  for (let index = 0; index < values.length; index++) if (values[index]! > maximum) maximum = values[index]!;
+  if (!Number.isFinite(maximum)) return maximum;
+  let sum = 0;
+  for (let index = 0; index < values.length; index++) sum += Math.exp(values[index]! - maximum);
+  return maximum + Math.log(sum);
+}
