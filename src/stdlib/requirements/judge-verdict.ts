@@ -9,13 +9,15 @@ export interface JudgeVerdict {
  * The documented rule for reading an LLM-as-judge answer. Leading whitespace, quotes, asterisks and other
  * punctuation are skipped, then the first word decides, case-insensitively: `yes` (or `true`, `pass`)
  * passes, `no` (or `false`, `fail`) fails. Any other first word fails, with a reason saying the answer was
- * neither. Answers longer than the deciding word keep their full trimmed text as the reason.
+ * neither. Answers with more words than the deciding one keep their full trimmed text as the reason.
  */
 export function readJudgeAnswer(answer: string): JudgeVerdict {
   const trimmed = answer.trim();
   // Small models decorate: "**Yes**", "\"No.\"", "- yes, because ...".
-  const firstWord = /^[^\p{L}\p{N}]*([\p{L}]+)/u.exec(trimmed)?.[1]?.toLowerCase() ?? "";
-  const verbose = trimmed.length > firstWord.length + 1;
+  const match = /^[^\p{L}\p{N}]*(\p{L}+)/u.exec(trimmed);
+  const firstWord = match?.[1]?.toLowerCase() ?? "";
+  // Decoration around the word ("**Yes**", "\"No.\"") is not an explanation; any further word is.
+  const verbose = /[\p{L}\p{N}]/u.test(trimmed.slice(match?.[0].length ?? 0));
   if (positiveWords.has(firstWord)) return { passed: true, reason: verbose ? trimmed : null };
   if (negativeWords.has(firstWord)) return { passed: false, reason: verbose ? trimmed : null };
   return {
