@@ -24,6 +24,7 @@ export const defaultChatTemplateLimits: ChatTemplateLimits = {
 };
 
 interface WorkerReply {
+  ready?: boolean;
   id: number;
   ok: boolean;
   output?: string;
@@ -49,6 +50,7 @@ interface Pending {
 export class ChatTemplateSandbox {
   readonly limits: ChatTemplateLimits;
   #worker: Worker | null = null;
+  #workerReady: Promise<Worker> | null = null;
   #pending: Pending | null = null;
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
@@ -98,11 +100,16 @@ export class ChatTemplateSandbox {
     this.#closed = true;
     const worker = this.#worker;
     this.#worker = null;
+    this.#workerReady = null;
     if (worker !== null) await worker.terminate();
   }
 
-  #renderNow(source: string, variables: Record<string, unknown>, templateName: string): Promise<string> {
-    const worker = this.#ensureWorker();
+  async #renderNow(
+    source: string,
+    variables: Record<string, unknown>,
+    templateName: string,
+  ): Promise<string> {
+    const worker = await this.#ensureWorker(templateName);
     return new Promise<string>((resolve, reject) => {
       const id = this.#nextId++;
       const timer = setTimeout(() => {
@@ -113,8 +120,9 @@ export class ChatTemplateSandbox {
     });
   }
 
-  #ensureWorker(): Worker {
-    if (this.#worker !== null) return this.#worker;
+  // The time limit starts once the worker has loaded the interpreter: start-up is not the template's doing.
+  #ensureWorker(templateName: string): Promise<Worker> {
+    if (this.#worker !== null && this.#workerReady !== null) return this.#workerReady;
     const jinjaPath = createRequire(import.meta.url).resolve("@huggingface/jinja");
     const worker = new Worker(chatTemplateWorkerSource, {
       eval: true,
@@ -130,10 +138,13 @@ export class ChatTemplateSandbox {
     });
     // An idle sandbox must not keep the process alive; a pending render keeps it alive through its timer.
     worker.unref();
-    worker.on("message", (reply: WorkerReply) => this.#onReply(reply));
+    // Events of a worker already thrown away (terminated on timeout) must not touch the next render.
+    worker.on("message", (reply: WorkerReply) => {
+      if (this.#worker === worker && reply.ready !== true) this.#onReply(reply);
+    });
     worker.on("error", (error: Error & { code?: string }) => {
-      const pending = this.#pending;
-      const name = pending?.templateName ?? "(unnamed)";
+      if (this.#worker !== worker) return;
+      const name = this.#pending?.templateName ?? "(unnamed)";
       this.#failWorker(
         error.code === "ERR_WORKER_OUT_OF_MEMORY"
           ? new ChatTemplateLimitError(name, "memory", this.limits.maxHeapMb, null)
@@ -141,14 +152,28 @@ export class ChatTemplateSandbox {
       );
     });
     worker.on("exit", () => {
-      if (this.#worker === worker) this.#worker = null;
-      const pending = this.#pending;
-      if (pending !== null) {
-        this.#failWorker(new ChatTemplateError(pending.templateName, "render", "the sandbox worker exited"));
-      }
+      if (this.#worker !== worker) return;
+      const name = this.#pending?.templateName ?? "(unnamed)";
+      this.#failWorker(new ChatTemplateError(name, "render", "the sandbox worker exited"));
     });
     this.#worker = worker;
-    return worker;
+    this.#workerReady = new Promise<Worker>((resolve, reject) => {
+      const startTimer = setTimeout(() => {
+        this.#failWorker(null);
+        reject(new ChatTemplateError(templateName, "render", "the sandbox worker did not start within 30 s"));
+      }, 30_000);
+      const onStartFailure = () => {
+        clearTimeout(startTimer);
+        reject(new ChatTemplateError(templateName, "render", "the sandbox worker could not start"));
+      };
+      worker.once("exit", onStartFailure);
+      worker.once("message", () => {
+        clearTimeout(startTimer);
+        worker.off("exit", onStartFailure);
+        resolve(worker);
+      });
+    });
+    return this.#workerReady;
   }
 
   #onReply(reply: WorkerReply): void {
@@ -178,6 +203,7 @@ export class ChatTemplateSandbox {
   #failWorker(error: unknown): void {
     const pending = this.#pending;
     this.#pending = null;
+    this.#workerReady = null;
     if (pending !== null) {
       clearTimeout(pending.timer);
       pending.reject(error);

@@ -24,6 +24,8 @@ function describe(error) {
   return error instanceof Error ? error.message : String(error);
 }
 
+parentPort.postMessage({ ready: true });
+
 parentPort.on("message", (request) => {
   let template;
   try {
