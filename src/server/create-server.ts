@@ -1,0 +1,119 @@
+import { timingSafeEqual } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Backend } from "../core/backend.js";
+import { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { UnauthorizedError } from "./errors/unauthorized-error.js";
+import { toErrorResponse } from "./openai-error-response.js";
+import { registerChatCompletionsRoute } from "./routes/chat-completions-route.js";
+import { registerCompletionsRoute } from "./routes/completions-route.js";
+import { ServerMetrics } from "./server-metrics.js";
+
+export interface TesseraServerOptions {
+  backend: Backend;
+  /** Interface to bind; 127.0.0.1 unless told otherwise. */
+  host?: string;
+  /** Port; 0 picks a free one (default 8080). */
+  port?: number;
+  /** When set, every /v1 and /metrics request needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Generations run at once (default: the backend's parallel sequences). */
+  parallel?: number;
+  /** Requests that may wait for a slot; more get 503 (default 32). */
+  queue?: number;
+  /** Largest request body in bytes (default 16 MiB: room for a few images). */
+  maxBodyBytes?: number;
+  /** Model name listed by /v1/models and echoed in responses (default: the backend's modelId). */
+  modelName?: string;
+  /** Fastify request logging (default off). */
+  logger?: boolean;
+}
+
+export interface TesseraServer {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  readonly metrics: ServerMetrics;
+  readonly limiter: ConcurrencyLimiter;
+  close(): Promise<void>;
+}
+
+/** Build the OpenAI-compatible app without listening (for inject() and embedding). */
+export function createTesseraApp(options: TesseraServerOptions): {
+  app: FastifyInstance;
+  metrics: ServerMetrics;
+  limiter: ConcurrencyLimiter;
+} {
+  const backend = options.backend;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.maxBodyBytes ?? 16 * 1024 * 1024,
+    // Generations are long; the server's own timeouts must not cut a slow stream.
+    requestTimeout: 0,
+    // close() must not wait for clients that keep connections (or slow streams) open.
+    forceCloseConnections: true,
+  });
+  const metrics = new ServerMetrics();
+  const limiter = new ConcurrencyLimiter(
+    options.parallel ?? Math.max(1, backend.capabilities.parallelSequences),
+    options.queue ?? 32,
+  );
+  const modelName = options.modelName ?? backend.modelId;
+  const dependencies = { limiter, metrics, modelName };
+
+  app.addHook("onRequest", async (request) => {
+    if (options.apiKey === undefined || request.url === "/health") return;
+    const header = request.headers.authorization ?? "";
+    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
+    const expected = Buffer.from(options.apiKey);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new UnauthorizedError();
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.requests.inc({ route: request.routeOptions.url ?? "unknown", status: String(reply.statusCode) });
+  });
+  app.setErrorHandler(async (error, _request, reply) => {
+    const answer = toErrorResponse(error);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    return reply.code(404).send({
+      error: {
+        message: `No route ${request.method} ${request.url}. Try /v1/chat/completions, /v1/completions or /v1/models.`,
+        type: "invalid_request_error",
+        param: null,
+        code: "not_found",
+      },
+    });
+  });
+
+  app.get("/health", async () => ({
+    status: "ok",
+    model: modelName,
+    active: limiter.active,
+    queued: limiter.waiting,
+  }));
+  app.get("/metrics", async (_request, reply) => {
+    return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.get("/v1/models", async () => ({
+    object: "list",
+    data: [{ id: modelName, object: "model", created: 0, owned_by: "tessera" }],
+  }));
+  registerChatCompletionsRoute(app, backend, dependencies);
+  registerCompletionsRoute(app, backend, dependencies);
+  return { app, metrics, limiter };
+}
+
+/** Start the server; it listens on 127.0.0.1 unless `host` says otherwise. */
+export async function startTesseraServer(options: TesseraServerOptions): Promise<TesseraServer> {
+  const { app, metrics, limiter } = createTesseraApp(options);
+  await app.listen({ host: options.host ?? "127.0.0.1", port: options.port ?? 8080 });
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    app,
+    url: `http://${host}:${address.port}`,
+    metrics,
+    limiter,
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,117 @@
+import { z } from "zod";
+
+// Unknown top-level fields are ignored (clients send `user`, `metadata`, `parallel_tool_calls`, ...); the
+// fields we act on are checked strictly, so a bad value is a 400 naming the field, never a crash.
+
+const textPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+const imagePartSchema = z.object({
+  type: z.literal("image_url"),
+  image_url: z.object({ url: z.string().min(1), detail: z.string().optional() }),
+});
+const audioPartSchema = z.object({
+  type: z.literal("input_audio"),
+  input_audio: z.object({ data: z.string().min(1), format: z.string().min(1) }),
+});
+export const contentPartSchema = z.discriminatedUnion("type", [
+  textPartSchema,
+  imagePartSchema,
+  audioPartSchema,
+]);
+export type ContentPart = z.infer<typeof contentPartSchema>;
+
+const toolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal("function").default("function"),
+  function: z.object({ name: z.string().min(1), arguments: z.string() }),
+});
+
+export const chatMessageSchema = z.object({
+  role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+  content: z.union([z.string(), z.array(contentPartSchema), z.null()]).optional(),
+  name: z.string().optional(),
+  tool_calls: z.array(toolCallSchema).optional(),
+  tool_call_id: z.string().optional(),
+  reasoning_content: z.string().optional(),
+});
+export type ChatMessageInput = z.infer<typeof chatMessageSchema>;
+
+const toolSchema = z.object({
+  type: z.literal("function"),
+  function: z.object({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -"),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+export type ToolInput = z.infer<typeof toolSchema>;
+
+const responseFormatSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text") }),
+  z.object({ type: z.literal("json_object") }),
+  z.object({
+    type: z.literal("json_schema"),
+    json_schema: z.object({
+      name: z.string().optional(),
+      schema: z.record(z.string(), z.unknown()),
+      strict: z.boolean().nullable().optional(),
+    }),
+  }),
+]);
+
+/** Sampling fields shared by /v1/chat/completions and /v1/completions. */
+const samplingShape = {
+  model: z.string().optional(),
+  stream: z.boolean().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+  max_tokens: z.number().int().positive().nullable().optional(),
+  max_completion_tokens: z.number().int().positive().nullable().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional(),
+  top_p: z.number().gt(0).max(1).nullable().optional(),
+  top_k: z.number().int().min(0).nullable().optional(),
+  min_p: z.number().min(0).max(1).nullable().optional(),
+  typical_p: z.number().gt(0).max(1).nullable().optional(),
+  repetition_penalty: z.number().min(0).nullable().optional(),
+  frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
+  presence_penalty: z.number().min(-2).max(2).nullable().optional(),
+  seed: z.number().int().nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string()).max(16)])
+    .nullable()
+    .optional(),
+  logit_bias: z
+    .record(z.string().regex(/^\d+$/, "keys must be token ids"), z.number().min(-100).max(100))
+    .nullable()
+    .optional(),
+  n: z.literal(1, "only n = 1 is supported").nullable().optional(),
+  /** Extension: raw (pre-sampler) logits top-k per generated token, in choices[].tessera_raw_logits. */
+  tessera_raw_logits_top_k: z.number().int().min(1).max(100).nullable().optional(),
+};
+
+export const chatCompletionRequestSchema = z.object({
+  ...samplingShape,
+  messages: z.array(chatMessageSchema).min(1, "at least one message is required"),
+  tools: z.array(toolSchema).max(128).nullable().optional(),
+  tool_choice: z
+    .union([
+      z.enum(["none", "auto", "required"]),
+      z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) }),
+    ])
+    .nullable()
+    .optional(),
+  response_format: responseFormatSchema.nullable().optional(),
+  logprobs: z.boolean().nullable().optional(),
+  top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+  reasoning_effort: z.enum(["low", "medium", "high"]).nullable().optional(),
+});
+export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
+
+export const completionRequestSchema = z.object({
+  ...samplingShape,
+  prompt: z.union([z.string(), z.array(z.string()).length(1, "only one prompt per request is supported")]),
+  logprobs: z.number().int().min(0).max(20).nullable().optional(),
+  echo: z.boolean().nullable().optional(),
+});
+export type CompletionRequest = z.infer<typeof completionRequestSchema>;
+
+/** The sampling fields of either request. */
+export type SamplingRequest = z.infer<z.ZodObject<typeof samplingShape>>;

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import type { GenerateOptions } from "../core/backend.js";
+import type { Context } from "../core/context.js";
+import { AudioBlock } from "../core/media/audio-block.js";
+import { ImageBlock } from "../core/media/image-block.js";
+import { ImageUrlBlock } from "../core/media/image-url-block.js";
+import type { ModelOptions } from "../core/model-options.js";
+import { Message } from "../messages/components/message.js";
+import { ChatContext } from "../stdlib/contexts/chat-context.js";
+import { InvalidRequestError } from "./errors/invalid-request-error.js";
+import { JsonSchemaTool } from "./json-schema-tool.js";
+import type { ChatCompletionRequest, ChatMessageInput, SamplingRequest } from "./request-schemas.js";
+
+export interface ChatGeneration {
+  action: Message;
+  context: Context;
+  options: GenerateOptions<unknown>;
+}
+
+/** The model options a request's sampling fields ask for (nulls mean "not set"). */
+export function samplingToModelOptions(request: SamplingRequest): ModelOptions {
+  const options: ModelOptions = {};
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+  if (maxTokens != null) options.maxNewTokens = maxTokens;
+  if (request.temperature != null) options.temperature = request.temperature;
+  if (request.top_p != null) options.topP = request.top_p;
+  if (request.top_k != null) options.topK = request.top_k;
+  if (request.min_p != null) options.minP = request.min_p;
+  if (request.typical_p != null) options.typicalP = request.typical_p;
+  if (request.repetition_penalty != null) options.repeatPenalty = request.repetition_penalty;
+  if (request.frequency_penalty != null) options.frequencyPenalty = request.frequency_penalty;
+  if (request.presence_penalty != null) options.presencePenalty = request.presence_penalty;
+  if (request.seed != null) options.seed = request.seed;
+  if (request.stop != null)
+    options.stopSequences = typeof request.stop === "string" ? [request.stop] : request.stop;
+  if (request.logit_bias != null) options.logitBias = request.logit_bias;
+  if (request.tessera_raw_logits_top_k != null) options.rawLogits = request.tessera_raw_logits_top_k;
+  options.stream = request.stream === true;
+  return options;
+}
+
+/** A chat request as a backend call: history in a ChatContext, the last message as the action. */
+export function chatRequestToGeneration(request: ChatCompletionRequest): ChatGeneration {
+  const messages = request.messages.map((message, index) => toMessage(message, index));
+  let context: Context = new ChatContext();
+  for (const message of messages.slice(0, -1)) context = context.add(message);
+  const modelOptions = samplingToModelOptions(request);
+  if (request.logprobs === true) modelOptions.logits = Math.max(1, request.top_logprobs ?? 1);
+  if (request.reasoning_effort != null) modelOptions.thinking = request.reasoning_effort;
+  const options: GenerateOptions<unknown> = { modelOptions };
+  if (request.tools != null && request.tools.length > 0 && request.tool_choice !== "none") {
+    options.tools = request.tools.map((tool) => new JsonSchemaTool(tool));
+  }
+  const format = request.response_format;
+  if (format?.type === "json_schema") options.format = schemaToZod(format.json_schema.schema);
+  else if (format?.type === "json_object") options.format = z.record(z.string(), z.unknown());
+  return { action: messages.at(-1)!, context, options };
+}
+
+function schemaToZod(schema: Record<string, unknown>): z.ZodType<unknown> {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<unknown>;
+  } catch (error) {
+    throw new InvalidRequestError(
+      `the JSON schema could not be used (${(error as Error).message})`,
+      "response_format.json_schema.schema",
+    );
+  }
+}
+
+function toMessage(input: ChatMessageInput, index: number): Message {
+  const role = input.role === "developer" ? "system" : input.role;
+  const texts: string[] = [];
+  const images: Array<ImageBlock | ImageUrlBlock> = [];
+  const audio: AudioBlock[] = [];
+  const content = input.content ?? "";
+  if (typeof content === "string") texts.push(content);
+  else {
+    content.forEach((part, partIndex) => {
+      const param = `messages[${index}].content[${partIndex}]`;
+      try {
+        if (part.type === "text") texts.push(part.text);
+        else if (part.type === "image_url") {
+          const url = part.image_url.url;
+          images.push(url.startsWith("data:") ? new ImageBlock(url) : new ImageUrlBlock(url));
+        } else audio.push(new AudioBlock(part.input_audio.data, { format: part.input_audio.format }));
+      } catch (error) {
+        throw new InvalidRequestError((error as Error).message, param, "invalid_media");
+      }
+    });
+  }
+  if (role === "tool" && input.tool_call_id === undefined) {
+    throw new InvalidRequestError(
+      "a tool message needs the tool_call_id it answers",
+      `messages[${index}].tool_call_id`,
+    );
+  }
+  return new Message(role, texts.join("\n"), {
+    images: images.length > 0 ? images : null,
+    audio: audio.length > 0 ? audio : null,
+    toolCalls:
+      input.tool_calls?.map((call) => ({
+        id: call.id,
+        type: "function" as const,
+        function: call.function,
+      })) ?? null,
+    toolCallId: input.tool_call_id ?? null,
+    thinking: input.reasoning_content ?? null,
+  });
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyReply } from "fastify";
+import type { ModelOutputThunk } from "../core/model-output-thunk.js";
+import { buildToolCalls } from "../messages/openai/tool-calls.js";
+import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { toErrorResponse } from "./openai-error-response.js";
+import {
+  choiceExtras,
+  finishReason,
+  type LogprobsRequest,
+  type ResponseIdentity,
+  usageOf,
+} from "./response-shapes.js";
+import type { ServerMetrics } from "./server-metrics.js";
+import { SseWriter } from "./sse-writer.js";
+
+/** What a route hands over: how to start the generation and how its output looks on the wire. */
+export interface GenerationPlan {
+  route: "chat" | "completions";
+  stream: boolean;
+  includeUsage: boolean;
+  logprobs: LogprobsRequest;
+  /** Start the generation; the signal aborts when the client leaves. */
+  start(signal: AbortSignal): Promise<ModelOutputThunk<unknown>>;
+  /** The whole response of a non-streamed request. */
+  body(identity: ResponseIdentity, thunk: ModelOutputThunk<unknown>): Record<string, unknown>;
+  /** One streamed chunk: a delta of text and reasoning, with extras (logprobs) and a finish reason. */
+  chunk(
+    identity: ResponseIdentity,
+    delta: StreamDelta,
+    extras: Record<string, unknown>,
+    finishReason: string | null,
+  ): Record<string, unknown>;
+}
+
+export interface StreamDelta {
+  first: boolean;
+  text?: string;
+  thinking?: string;
+  toolCalls?: unknown[];
+}
+
+export interface ServeDependencies {
+  limiter: ConcurrencyLimiter;
+  metrics: ServerMetrics;
+  modelName: string;
+}
+
+/**
+ * Run one generation for one HTTP request: wait for a slot (or 503), start it, and answer as JSON or as
+ * SSE. Nothing is sent before the first output arrives, so a refusal (context overflow, bad option) is a
+ * plain HTTP error. A client that leaves cancels its generation; a slow one slows it down.
+ */
+export async function serveGeneration(
+  reply: FastifyReply,
+  plan: GenerationPlan,
+  dependencies: ServeDependencies,
+): Promise<void> {
+  const { limiter, metrics } = dependencies;
+  const receivedAt = performance.now();
+  const identity: ResponseIdentity = {
+    id: `${plan.route === "chat" ? "chatcmpl" : "cmpl"}-${randomUUID()}`,
+    created: Math.floor(Date.now() / 1000),
+    model: dependencies.modelName,
+  };
+  const clientGone = new AbortController();
+  let thunk: ModelOutputThunk<unknown> | null = null;
+  const onClose = () => {
+    if (reply.raw.writableFinished) return;
+    clientGone.abort(new Error("the client disconnected"));
+    if (thunk !== null && !thunk.isComputed() && thunk.failure === null) {
+      metrics.cancelled.inc();
+      void thunk.cancelGeneration();
+    }
+  };
+  reply.raw.on("close", onClose);
+
+  let release: (() => void) | null = null;
+  try {
+    metrics.queueDepth.set(limiter.waiting + 1);
+    try {
+      release = await limiter.acquire(clientGone.signal);
+    } finally {
+      metrics.queueDepth.set(limiter.waiting);
+    }
+    metrics.activeGenerations.set(limiter.active);
+    thunk = await plan.start(clientGone.signal);
+    if (clientGone.signal.aborted) {
+      await thunk.cancelGeneration();
+      return;
+    }
+    if (plan.stream) await streamAnswer(reply, plan, identity, thunk, receivedAt, metrics);
+    else {
+      await thunk.avalue();
+      metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
+      if (!clientGone.signal.aborted) await reply.code(200).send(plan.body(identity, thunk));
+    }
+    const usage = thunk.generation.usage;
+    if (usage !== null) {
+      metrics.tokens.inc({ kind: "prompt" }, usage.promptTokens);
+      metrics.tokens.inc({ kind: "completion" }, usage.completionTokens);
+    }
+  } catch (error) {
+    if (!reply.sent && !reply.raw.headersSent && !clientGone.signal.aborted) {
+      const answer = toErrorResponse(error);
+      await reply.code(answer.status).headers(answer.headers).send(answer.body);
+    }
+  } finally {
+    reply.raw.off("close", onClose);
+    release?.();
+    metrics.activeGenerations.set(limiter.active);
+    metrics.duration.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
+  }
+}
+
+async function streamAnswer(
+  reply: FastifyReply,
+  plan: GenerationPlan,
+  identity: ResponseIdentity,
+  thunk: ModelOutputThunk<unknown>,
+  receivedAt: number,
+  metrics: ServerMetrics,
+): Promise<void> {
+  const iterator = thunk[Symbol.asyncIterator]();
+  // The first delta (or the failure) decides between an HTTP error and a 200 stream.
+  let next = await iterator.next();
+  reply.hijack();
+  const writer = new SseWriter(reply.raw);
+  writer.start();
+  let first = true;
+  let sentThinking = 0;
+  let sentSteps = 0;
+  const takeThinking = (): string | undefined => {
+    const thinking = thunk.thinking ?? "";
+    if (thinking.length <= sentThinking) return undefined;
+    const delta = thinking.slice(sentThinking);
+    sentThinking = thinking.length;
+    return delta;
+  };
+  try {
+    while (!next.done) {
+      const steps = thunk.generation.logits?.steps.length ?? thunk.generation.rawLogits?.steps.length ?? 0;
+      const extras = choiceExtras(thunk, plan.logprobs, sentSteps, steps);
+      sentSteps = Math.max(sentSteps, steps);
+      const delta: StreamDelta = { first, text: next.value };
+      const thinking = takeThinking();
+      if (thinking !== undefined) delta.thinking = thinking;
+      if (!(await writer.send(plan.chunk(identity, delta, extras, null)))) return;
+      if (first) metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
+      first = false;
+      next = await iterator.next();
+    }
+    if (thunk.cancelled) return;
+    const final: StreamDelta = { first };
+    const thinking = takeThinking();
+    if (thinking !== undefined) final.thinking = thinking;
+    const toolCalls = buildToolCalls(thunk);
+    if (toolCalls !== null) final.toolCalls = toolCalls.map((call, index) => ({ index, ...call }));
+    const extras = choiceExtras(thunk, plan.logprobs, sentSteps);
+    if (!(await writer.send(plan.chunk(identity, final, extras, finishReason(thunk))))) return;
+    if (plan.includeUsage) {
+      const chunk = plan.chunk(identity, { first: false }, {}, null);
+      if (!(await writer.send({ ...chunk, choices: [], usage: usageOf(thunk) }))) return;
+    }
+    await writer.done();
+  } catch (error) {
+    // Mid-stream failure: an error event and no [DONE], so clients know the output is incomplete.
+    await writer.send(toErrorResponse(error).body);
+    writer.end();
+  } finally {
+    // Leaving early (client gone) must not leave the generation running.
+    await iterator.return?.();
+  }
+}

@@ -1,0 +1,313 @@
+import { request as httpRequest } from "node:http";
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
+import type { AbstractTool } from "../../src/core/abstract-tool.js";
+import { ModelToolCall } from "../../src/core/model-tool-call.js";
+import { startTesseraServer, type TesseraServer, type TesseraServerOptions } from "../../src/server/index.js";
+import { ScriptedBackend, type ScriptedBackendOptions } from "../../src/testing/index.js";
+
+let server: TesseraServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function serve(
+  responses: ScriptedBackendOptions["responses"],
+  options: Partial<TesseraServerOptions> & { backend?: Partial<ScriptedBackendOptions> } = {},
+) {
+  const { backend: backendOptions, ...serverOptions } = options;
+  const backend = new ScriptedBackend({ responses, modelId: "scripted-model", ...backendOptions });
+  server = await startTesseraServer({ backend, port: 0, ...serverOptions });
+  const client = new OpenAI({
+    baseURL: `${server.url}/v1`,
+    apiKey: serverOptions.apiKey ?? "none",
+    maxRetries: 0,
+  });
+  return { backend, server, client };
+}
+
+const hello = [{ role: "user" as const, content: "Say hello" }];
+
+describe("tessera serve speaks the OpenAI protocol (official client)", () => {
+  it("lists its model and reports health", async () => {
+    const { client, server } = await serve(["unused"]);
+    const models = await client.models.list();
+    expect(models.data.map((model) => model.id)).toEqual(["scripted-model"]);
+    const health = await (await fetch(`${server.url}/health`)).json();
+    expect(health).toMatchObject({ status: "ok", active: 0, queued: 0 });
+  });
+
+  it("answers a chat completion without streaming", async () => {
+    const { client, backend } = await serve(["Hello there"]);
+    const completion = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: [
+        { role: "system", content: "Be brief" },
+        { role: "user", content: "Hi" },
+        { role: "assistant", content: "Hello" },
+        { role: "user", content: "Again" },
+      ],
+      temperature: 0.5,
+      max_tokens: 12,
+      seed: 7,
+      stop: ["\n"],
+    });
+    expect(completion.object).toBe("chat.completion");
+    expect(completion.choices[0]!.message.content).toBe("Hello there");
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+    expect(completion.usage?.completion_tokens).toBe(2);
+    const call = backend.calls[0]!;
+    expect(call.options.modelOptions).toMatchObject({
+      temperature: 0.5,
+      maxNewTokens: 12,
+      seed: 7,
+      stopSequences: ["\n"],
+    });
+    // The history arrives as a context; the last message is the action.
+    expect(call.view?.map((span) => (span as unknown as { role: string }).role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+    ]);
+    expect((call.action as unknown as { content: string }).content).toBe("Again");
+  });
+
+  it("streams a chat completion with usage", async () => {
+    const { client } = await serve(["Hello streaming world"]);
+    const stream = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: hello,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const pieces: string[] = [];
+    let finish: string | null = null;
+    let usage: unknown = null;
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      if (choice?.delta.content) pieces.push(choice.delta.content);
+      if (choice?.finish_reason) finish = choice.finish_reason;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(pieces.join("")).toBe("Hello streaming world");
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(finish).toBe("stop");
+    expect(usage).toMatchObject({ completion_tokens: 3 });
+  });
+
+  it("passes tools to the backend and returns its tool calls", async () => {
+    const { client, backend } = await serve((call) => {
+      const tool = call.options.tools![0]! as unknown as AbstractTool<never, unknown>;
+      return { text: "", toolCalls: [new ModelToolCall("get_weather", tool, { city: "Paris" }, "call_1")] };
+    });
+    const tools = [
+      {
+        type: "function" as const,
+        function: {
+          name: "get_weather",
+          description: "Weather for a city",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      },
+    ];
+    const completion = await client.chat.completions.create({ model: "m", messages: hello, tools });
+    expect(completion.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(completion.choices[0]!.message.tool_calls).toEqual([
+      { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+    ]);
+    expect(backend.calls[0]!.options.tools!.map((tool) => tool.asJsonTool())).toEqual(tools);
+
+    const stream = await client.chat.completions.create({ model: "m", messages: hello, tools, stream: true });
+    const fragments: unknown[] = [];
+    for await (const chunk of stream) fragments.push(...(chunk.choices[0]?.delta.tool_calls ?? []));
+    expect(fragments).toEqual([
+      {
+        index: 0,
+        id: "call_1",
+        type: "function",
+        function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+      },
+    ]);
+  });
+
+  it("turns response_format json_schema into a format the backend validates", async () => {
+    const { client, backend } = await serve(['{"name":"Ada","age":36}']);
+    const completion = await client.chat.completions.create({
+      model: "m",
+      messages: hello,
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "person",
+          schema: {
+            type: "object",
+            properties: { name: { type: "string" }, age: { type: "integer" } },
+            required: ["name", "age"],
+          },
+        },
+      },
+    });
+    expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ name: "Ada", age: 36 });
+    const format = backend.calls[0]!.options.format!;
+    expect(format.safeParse({ name: "Ada", age: 36 }).success).toBe(true);
+    expect(format.safeParse({ name: "Ada" }).success).toBe(false);
+  });
+
+  it("answers /v1/completions, streamed and not", async () => {
+    const { client } = await serve(["continued text", "more words here"]);
+    const completion = await client.completions.create({ model: "m", prompt: "Once upon", max_tokens: 5 });
+    expect(completion.choices[0]!.text).toBe("continued text");
+    const stream = await client.completions.create({ model: "m", prompt: "Once", stream: true });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.text ?? "";
+    expect(text).toBe("more words here");
+  });
+});
+
+describe("tessera serve refuses bad requests with OpenAI errors", () => {
+  it("validates bodies with a 400 that names the field", async () => {
+    const { client } = await serve(["unused"]);
+    const error = await client.chat.completions
+      .create({ model: "m", messages: hello, temperature: -1 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("temperature");
+    const empty = await client.chat.completions
+      .create({ model: "m", messages: [] })
+      .catch((caught: unknown) => caught);
+    expect((empty as InstanceType<typeof OpenAI.BadRequestError>).status).toBe(400);
+  });
+
+  it("refuses unparsable JSON and oversized bodies", async () => {
+    const { server } = await serve(["unused"], { maxBodyBytes: 1024 });
+    const broken = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error.type).toBe("invalid_request_error");
+    const huge = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "x".repeat(4096) }] }),
+    });
+    expect(huge.status).toBe(413);
+  });
+
+  it("requires the API key when one is set, except for /health", async () => {
+    const { server } = await serve(["Hello"], { apiKey: "secret" });
+    const refused = await fetch(`${server.url}/v1/models`);
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error.code).toBe("invalid_api_key");
+    const wrong = await fetch(`${server.url}/v1/models`, { headers: { authorization: "Bearer nope" } });
+    expect(wrong.status).toBe(401);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "secret", maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: "m", messages: hello });
+    expect(completion.choices[0]!.message.content).toBe("Hello");
+  });
+
+  it("reports a context overflow as a 400 before any stream starts", async () => {
+    const { client } = await serve([{ text: "", throwOnCall: new ContextOverflowError(9000, 2048, 10) }]);
+    const error = await client.chat.completions
+      .create({ model: "m", messages: hello, stream: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("context_length_exceeded");
+  });
+
+  it("sends an error event, not [DONE], when the generation fails mid-stream", async () => {
+    const { client } = await serve([{ text: "partial answer", failWith: new Error("decoder exploded") }]);
+    const stream = await client.chat.completions.create({ model: "m", messages: hello, stream: true });
+    let text = "";
+    const error = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    })().catch((caught: unknown) => caught);
+    expect(text).toBe("partial answer");
+    expect((error as Error).message).toContain("decoder exploded");
+  });
+});
+
+describe("tessera serve under load", () => {
+  it("runs up to --parallel, queues up to --queue and answers 503 beyond", async () => {
+    const { client, server } = await serve(() => ({ text: "slow answer", delayMs: 150 }), {
+      parallel: 1,
+      queue: 1,
+    });
+    const results = await Promise.allSettled(
+      [0, 1, 2].map(() => client.chat.completions.create({ model: "m", messages: hello })),
+    );
+    const statuses = results.map((result) =>
+      result.status === "fulfilled" ? 200 : (result.reason as InstanceType<typeof OpenAI.APIError>).status,
+    );
+    expect(statuses.sort()).toEqual([200, 200, 503]);
+    expect(server.limiter.active).toBe(0);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain('tessera_http_requests_total{route="/v1/chat/completions",status="503"} 1');
+    expect(metrics).toContain("tessera_time_to_first_byte_seconds_bucket");
+    expect(metrics).toContain("tessera_queue_depth 0");
+    expect(metrics).toMatch(/tessera_tokens_total\{kind="completion"\} 4/);
+  });
+
+  it("cancels the generation when the client disconnects mid-stream", async () => {
+    const { client, backend, server } = await serve(() => ({ text: "word ".repeat(200), delayMs: 10 }));
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create(
+      { model: "m", messages: hello, stream: true },
+      { signal: controller.signal },
+    );
+    let pieces = 0;
+    await (async () => {
+      for await (const _chunk of stream) {
+        pieces += 1;
+        if (pieces === 3) controller.abort();
+      }
+    })().catch(() => undefined);
+    await expect.poll(() => server.limiter.active, { timeout: 5_000 }).toBe(0);
+    const pushedAtCancel = backend.pushedChunks;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(backend.pushedChunks).toBe(pushedAtCancel);
+    expect(backend.pushedChunks).toBeLessThan(100);
+    expect(await server.metrics.cancelled.get()).toMatchObject({ values: [{ value: 1 }] });
+  });
+
+  it("stops pulling from the backend while a slow client's socket buffer is full", async () => {
+    // Few large chunks: ~20 MB in all, more than loopback socket buffers hold.
+    const chunk = "y".repeat(256 * 1024);
+    const total = 80;
+    const { backend, server } = await serve(
+      () => ({ text: chunk.repeat(total), chunks: Array(total).fill(chunk) }),
+      {
+        backend: { queueCapacity: 2 },
+      },
+    );
+    const url = new URL(`${server.url}/v1/chat/completions`);
+    let received = 0;
+    const response = await new Promise<import("node:http").IncomingMessage>((resolve, reject) => {
+      const request = httpRequest(
+        url,
+        { method: "POST", headers: { "content-type": "application/json" } },
+        resolve,
+      );
+      request.on("error", reject);
+      request.end(JSON.stringify({ messages: hello, stream: true }));
+    });
+    response.pause();
+    // Let the server fill every buffer it can; it must then wait instead of pulling the whole answer.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const pushedWhilePaused = backend.pushedChunks;
+    expect(pushedWhilePaused).toBeLessThan(total / 2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(backend.pushedChunks - pushedWhilePaused).toBeLessThan(5);
+    response.on("data", (data: Buffer) => {
+      received += data.length;
+    });
+    response.resume();
+    await new Promise((resolve) => response.on("end", resolve));
+    expect(backend.pushedChunks).toBe(total);
+    expect(received).toBeGreaterThan(total * chunk.length);
+  });
+});
