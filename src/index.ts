@@ -67,6 +67,27 @@ export {
   toolCallClose,
   toolCallOpen,
 } from "./backends/llamacpp/tool-call-format.js";
+// --- backends/openai ---
+export {
+  OpenAIBackend,
+  OpenAIBackendError,
+  type OpenAIBackendOptions,
+  OpenAIConfigurationError,
+  OpenAIConnectionError,
+  OpenAIHttpError,
+  OpenAIIncompleteStreamError,
+  OpenAIMalformedStreamError,
+  OpenAIProviderError,
+  OpenAIResponseTooLargeError,
+  type OpenAIRetryPolicy,
+  OpenAITimeoutError,
+  type OpenAITimeoutPhase,
+  type OpenAITimeouts,
+  type RawLogitsExtension,
+  rawLogitsExtensionField,
+  type ServerSentEvent,
+  SseDecoder,
+} from "./backends/openai/index.js";
 // --- core ---
 export {
   AbstractTool,
@@ -323,9 +344,18 @@ export {
   UserMessage,
   userMessageSchema,
 } from "./messages/index.js";
-
-// --- backends/openai ---
-
+// --- server ---
+export {
+  ConcurrencyLimiter,
+  createTesseraApp,
+  InvalidRequestError,
+  ServerBusyError,
+  ServerMetrics,
+  startTesseraServer,
+  type TesseraServer,
+  type TesseraServerOptions,
+  UnauthorizedError,
+} from "./server/index.js";
 // --- stdlib ---
 export { ChatContext, type ChatContextOptions, SimpleContext } from "./stdlib/contexts/index.js";
 export {
@@ -428,5 +458,3 @@ export {
   type ScriptedCall,
   type ScriptedResponse,
 } from "./testing/index.js";
-
-// --- server ---
