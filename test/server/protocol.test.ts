@@ -15,9 +15,11 @@ afterEach(async () => {
 
 async function serve(
   responses: ScriptedBackendOptions["responses"],
-  options: Partial<TesseraServerOptions> & { backend?: Partial<ScriptedBackendOptions> } = {},
+  options: Partial<Omit<TesseraServerOptions, "backend">> & {
+    scripted?: Partial<ScriptedBackendOptions>;
+  } = {},
 ) {
-  const { backend: backendOptions, ...serverOptions } = options;
+  const { scripted: backendOptions, ...serverOptions } = options;
   const backend = new ScriptedBackend({ responses, modelId: "scripted-model", ...backendOptions });
   server = await startTesseraServer({ backend, port: 0, ...serverOptions });
   const client = new OpenAI({
@@ -188,7 +190,7 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
       body: "{not json",
     });
     expect(broken.status).toBe(400);
-    expect((await broken.json()).error.type).toBe("invalid_request_error");
+    expect(((await broken.json()) as { error: { type: string } }).error.type).toBe("invalid_request_error");
     const huge = await fetch(`${server.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -201,7 +203,7 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
     const { server } = await serve(["Hello"], { apiKey: "secret" });
     const refused = await fetch(`${server.url}/v1/models`);
     expect(refused.status).toBe(401);
-    expect((await refused.json()).error.code).toBe("invalid_api_key");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
     const wrong = await fetch(`${server.url}/v1/models`, { headers: { authorization: "Bearer nope" } });
     expect(wrong.status).toBe(401);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
@@ -281,7 +283,7 @@ describe("tessera serve under load", () => {
     const { backend, server } = await serve(
       () => ({ text: chunk.repeat(total), chunks: Array(total).fill(chunk) }),
       {
-        backend: { queueCapacity: 2 },
+        scripted: { queueCapacity: 2 },
       },
     );
     const url = new URL(`${server.url}/v1/chat/completions`);
