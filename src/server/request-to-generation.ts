@@ -39,8 +39,14 @@ export function samplingToModelOptions(request: SamplingRequest): ModelOptions {
   return options;
 }
 
-/** A chat request as a backend call: history in a ChatContext, the last message as the action. */
-export function chatRequestToGeneration(request: ChatCompletionRequest): ChatGeneration {
+/**
+ * A chat request as a backend call: history in a ChatContext, the last message as the action. With
+ * `forwardToolChoice`, a "required" (or named) tool_choice becomes the backend's toolChoice option.
+ */
+export function chatRequestToGeneration(
+  request: ChatCompletionRequest,
+  forwardToolChoice = false,
+): ChatGeneration {
   const messages = request.messages.map((message, index) => toMessage(message, index));
   let context: Context = new ChatContext();
   for (const message of messages.slice(0, -1)) context = context.add(message);
@@ -50,6 +56,15 @@ export function chatRequestToGeneration(request: ChatCompletionRequest): ChatGen
   const options: GenerateOptions<unknown> = { modelOptions };
   if (request.tools != null && request.tools.length > 0 && request.tool_choice !== "none") {
     options.tools = request.tools.map((tool) => new JsonSchemaTool(tool));
+    if (forwardToolChoice && request.tool_choice != null && request.tool_choice !== "auto") {
+      // A named function narrows the offered tools to it; the model must then call it.
+      const named = typeof request.tool_choice === "object" ? request.tool_choice.function.name : null;
+      if (named !== null) options.tools = options.tools.filter((tool) => tool.name === named);
+      if (options.tools.length === 0) {
+        throw new InvalidRequestError(`no tool named "${named}" was declared`, "tool_choice");
+      }
+      (modelOptions as ModelOptions & { toolChoice?: string }).toolChoice = "required";
+    }
   }
   const format = request.response_format;
   if (format?.type === "json_schema") options.format = schemaToZod(format.json_schema.schema);

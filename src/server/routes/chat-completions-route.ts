@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import type { Backend } from "../../core/backend.js";
 import { parseBody } from "../parse-body.js";
 import { chatCompletionRequestSchema } from "../request-schemas.js";
@@ -14,7 +15,7 @@ export function registerChatCompletionsRoute(
 ): void {
   app.post("/v1/chat/completions", async (request, reply) => {
     const body = parseBody(chatCompletionRequestSchema, request.body);
-    const generation = chatRequestToGeneration(body);
+    const generation = chatRequestToGeneration(body, backend instanceof LlamaCppBackend);
     const logprobs = {
       topLogprobs: body.logprobs === true ? (body.top_logprobs ?? 0) : null,
       rawLogits: body.tessera_raw_logits_top_k != null,

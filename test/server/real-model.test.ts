@@ -1,0 +1,230 @@
+// The official openai client and OpenAIBackend against tessera serve on the generated tiny model (real
+// addon, one thread): the protocol end to end, through our own stack.
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import { OpenAIBackend } from "../../src/backends/openai/index.js";
+import { CBlock } from "../../src/core/cblock.js";
+import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
+import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
+
+let backend: LlamaCppBackend;
+let server: TesseraServer;
+let client: OpenAI;
+
+beforeAll(async () => {
+  backend = await LlamaCppBackend.create({ threads: 1, sequences: 4, contextSize: 256 });
+  server = await startTesseraServer({ backend, port: 0, queue: 8 });
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "none", maxRetries: 0 });
+});
+afterAll(async () => {
+  await server?.close();
+  await backend?.dispose();
+});
+
+const hello = [{ role: "user" as const, content: "Tell me a story" }];
+
+describe("the official client against tessera serve on the tiny model", () => {
+  it("answers without streaming, with usage and a finish reason", async () => {
+    const completion = await client.chat.completions.create({
+      model: "tiny",
+      messages: hello,
+      max_tokens: 8,
+      seed: 3,
+    });
+    expect(completion.model).toBe("tiny");
+    expect(completion.choices[0]!.finish_reason).toBe("length");
+    expect(completion.usage?.completion_tokens).toBe(8);
+    expect(completion.usage!.prompt_tokens).toBeGreaterThan(3);
+    expect(typeof completion.choices[0]!.message.content).toBe("string");
+  });
+
+  it("streams the same text as the non-streamed answer for the same seed", async () => {
+    const request = { model: "tiny", messages: hello, max_tokens: 12, seed: 11, temperature: 0.8 };
+    const whole = await client.chat.completions.create(request);
+    const stream = await client.chat.completions.create({
+      ...request,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      usage ??= chunk.usage ?? undefined;
+    }
+    expect(text).toBe(whole.choices[0]!.message.content);
+    expect(usage?.completion_tokens).toBe(12);
+  });
+
+  it("returns logprobs with top alternatives, and raw logits through the extension field", async () => {
+    const completion = await client.chat.completions.create({
+      model: "tiny",
+      messages: hello,
+      max_tokens: 6,
+      seed: 5,
+      logprobs: true,
+      top_logprobs: 3,
+      // @ts-expect-error tessera's extension field is not in the OpenAI types
+      tessera_raw_logits_top_k: 2,
+    });
+    const choice = completion.choices[0]! as OpenAI.ChatCompletion.Choice & {
+      tessera_raw_logits?: { top_k: number; content: Array<{ top: unknown[]; token_id: number }> };
+    };
+    const content = choice.logprobs!.content!;
+    expect(content).toHaveLength(6);
+    for (const step of content) {
+      expect(step.logprob).toBeLessThanOrEqual(0);
+      expect(step.top_logprobs).toHaveLength(3);
+      expect(step.top_logprobs[0]!.logprob).toBeGreaterThanOrEqual(step.top_logprobs[2]!.logprob);
+    }
+    expect(content.map((step) => step.token).join("")).toBe(choice.message.content);
+    expect(choice.tessera_raw_logits?.top_k).toBe(2);
+    expect(choice.tessera_raw_logits?.content).toHaveLength(6);
+    expect(choice.tessera_raw_logits?.content[0]!.top).toHaveLength(2);
+  });
+
+  it("constrains the output to a response_format JSON schema", async () => {
+    const completion = await client.chat.completions.create({
+      model: "tiny",
+      messages: hello,
+      max_tokens: 40,
+      seed: 2,
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "answer",
+          schema: {
+            type: "object",
+            properties: { ok: { type: "boolean" } },
+            required: ["ok"],
+            additionalProperties: false,
+          },
+        },
+      },
+    });
+    const parsed = JSON.parse(completion.choices[0]!.message.content!) as { ok: unknown };
+    expect(typeof parsed.ok).toBe("boolean");
+  });
+
+  it("returns a tool call when a tool is required", async () => {
+    const completion = await client.chat.completions.create({
+      model: "tiny",
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      max_tokens: 60,
+      seed: 4,
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            description: "Weather for a city",
+            parameters: {
+              type: "object",
+              properties: { city: { type: "string", enum: ["Paris", "Rome"] } },
+              required: ["city"],
+              additionalProperties: false,
+            },
+          },
+        },
+      ],
+      tool_choice: "required",
+    });
+    const choice = completion.choices[0]!;
+    expect(choice.finish_reason).toBe("tool_calls");
+    const call = choice.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(call.function.name).toBe("get_weather");
+    expect(["Paris", "Rome"]).toContain((JSON.parse(call.function.arguments) as { city: string }).city);
+  });
+
+  it("serves concurrent requests as parallel sequences", async () => {
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((seed) =>
+        client.chat.completions.create({
+          model: "tiny",
+          messages: hello,
+          max_tokens: 6,
+          seed,
+          temperature: 0.9,
+        }),
+      ),
+    );
+    for (const answer of answers) expect(answer.usage?.completion_tokens).toBe(6);
+    expect(server.limiter.active).toBe(0);
+  });
+
+  it("cancels the generation when the client disconnects, and keeps serving", async () => {
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create(
+      { model: "tiny", messages: hello, max_tokens: 200, stream: true },
+      { signal: controller.signal },
+    );
+    let chunks = 0;
+    await (async () => {
+      for await (const _chunk of stream) {
+        chunks += 1;
+        if (chunks === 3) controller.abort();
+      }
+    })().catch(() => undefined);
+    await expect.poll(() => server.limiter.active, { timeout: 10_000 }).toBe(0);
+    expect(await server.metrics.cancelled.get()).toMatchObject({ values: [{ value: 1 }] });
+    const after = await client.chat.completions.create({ model: "tiny", messages: hello, max_tokens: 4 });
+    expect(after.usage?.completion_tokens).toBe(4);
+  });
+
+  it("refuses a prompt longer than the context with a 400 before streaming", async () => {
+    const error = await client.chat.completions
+      .create({ model: "tiny", messages: [{ role: "user", content: "word ".repeat(400) }], stream: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("context_length_exceeded");
+  });
+});
+
+describe("OpenAIBackend against tessera serve: a full round trip through our own stack", () => {
+  it("gives the same greedy text and logprobs as the in-process backend", async () => {
+    const remote = new OpenAIBackend({ model: "tiny", baseUrl: `${server.url}/v1`, apiKey: "none" });
+    const modelOptions = { maxNewTokens: 8, temperature: 0, logits: 3 } as const;
+    const { thunk: overHttp } = await remote.generateFromContext(
+      new CBlock("Once upon a time"),
+      new ChatContext(),
+      {
+        modelOptions,
+      },
+    );
+    const { thunk: local } = await backend.generateFromContext(
+      new CBlock("Once upon a time"),
+      new ChatContext(),
+      {
+        modelOptions,
+      },
+    );
+    expect(await overHttp.avalue()).toBe(await local.avalue());
+    expect(overHttp.generation.usage).toEqual(local.generation.usage);
+    expect(overHttp.generation.finishReasons).toEqual(["length"]);
+    expect(overHttp.generation.ttfbMs).toBeGreaterThan(0);
+    const remoteTrace = overHttp.generation.logits!;
+    const localTrace = local.generation.logits!;
+    expect(remoteTrace.source).toBe("openai-logprobs");
+    expect(remoteTrace.topK).toBe(3);
+    expect(remoteTrace.steps.map((step) => step.text)).toEqual(localTrace.steps.map((step) => step.text));
+    remoteTrace.steps.forEach((step, index) => {
+      expect(step.logprob).toBeCloseTo(localTrace.steps[index]!.logprob!, 4);
+    });
+  });
+
+  it("streams, offers tools and parses structured output over HTTP", async () => {
+    const { z } = await import("zod");
+    const remote = new OpenAIBackend({ model: "tiny", baseUrl: `${server.url}/v1` });
+    const format = z.object({ ok: z.boolean() });
+    const { thunk } = await remote.generateFromContext(new CBlock("Answer"), new ChatContext(), {
+      format,
+      modelOptions: { maxNewTokens: 40, seed: 2 },
+    });
+    const deltas: string[] = [];
+    for await (const delta of thunk) deltas.push(delta);
+    expect(deltas.join("")).toBe(thunk.value);
+    expect(typeof (thunk.parsedRepr as { ok: boolean }).ok).toBe("boolean");
+    expect(thunk.raw?.streamedChunks?.length).toBeGreaterThan(1);
+  });
+});
