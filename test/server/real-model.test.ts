@@ -81,7 +81,7 @@ describe("the official client against tessera serve on the tiny model", () => {
     expect(content.map((step) => step.token).join("")).toBe(choice.message.content);
     expect(choice.tessera_raw_logits?.top_k).toBe(2);
     expect(choice.tessera_raw_logits?.content).toHaveLength(6);
-    expect(choice.tessera_raw_logits?.content[0]!.top).toHaveLength(2);
+    expect(choice.tessera_raw_logits!.content[0]!.top).toHaveLength(2);
   });
 
   it("constrains the output to a response_format JSON schema", async () => {
