@@ -9,7 +9,23 @@ import { Session } from "./session.js";
 /** Builds a backend for a model; registered under a name so startSession({ backend: "name" }) finds it. */
 export type BackendFactory = (model: string | undefined) => Backend | Promise<Backend>;
 
-const factories = new Map<string, BackendFactory>();
+// The built-in names load their backend module only when used: a session on one never loads the other.
+const factories = new Map<string, BackendFactory>([
+  [
+    "llamacpp",
+    async (model) => {
+      const { LlamaCppBackend } = await import("../../backends/llamacpp/llama-cpp-backend.js");
+      return LlamaCppBackend.create(model === undefined ? {} : { model });
+    },
+  ],
+  [
+    "openai",
+    async (model) => {
+      const { OpenAIBackend } = await import("../../backends/openai/openai-backend.js");
+      return new OpenAIBackend(model === undefined ? {} : { model });
+    },
+  ],
+]);
 
 /** Make `startSession({ backend: name, model })` build backends with `factory`. A later registration replaces one. */
 export function registerBackendFactory(name: string, factory: BackendFactory): void {
@@ -17,7 +33,11 @@ export function registerBackendFactory(name: string, factory: BackendFactory): v
 }
 
 export interface StartSessionOptions {
-  /** A backend, or the name of a registered backend factory (the session then owns and closes it). */
+  /**
+   * A backend, or a name: "llamacpp" (a local GGUF: `model` is a path or preset, default the tiny test model),
+   * "openai" (an OpenAI-compatible server from OPENAI_BASE_URL / OPENAI_API_KEY, `model` its model name), or
+   * one given to registerBackendFactory(). A session built from a name owns the backend and closes it.
+   */
   backend: Backend | string;
   /** The model a named backend loads (a path or an id); ignored with a Backend instance. */
   model?: string;

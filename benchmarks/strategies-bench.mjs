@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// Sampling strategies on the local backend: for each task of strategies-tasks.mjs and each strategy, the
+// success rate, samples drawn, tokens generated and wall time; then best-of-n batched (one generateFromRaw
+// batch: n parallel sequences) against the same n samples drawn one after another, and against one sample.
+// Run `npm run build` first.
+//
+//   node benchmarks/strategies-bench.mjs [--model tiny] [--threads 1] [--runs 3] [--tokens 24] [--n 8] [--json out.json]
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
+import { CBlock } from "../dist/core/index.js";
+import {
+  act,
+  BestOfNStrategy,
+  ChatContext,
+  Instruction,
+  MajorityVotingStrategy,
+  MultiTurnStrategy,
+  RejectionSamplingStrategy,
+  RepairTemplateStrategy,
+  req,
+  SimpleContext,
+  simpleValidate,
+} from "../dist/stdlib/index.js";
+import { tasks } from "./strategies-tasks.mjs";
+
+const { values: flags } = parseArgs({
+  options: {
+    model: { type: "string", default: "tiny" },
+    threads: { type: "string", default: "1" },
+    runs: { type: "string", default: "3" },
+    tokens: { type: "string", default: "24" },
+    n: { type: "string", default: "8" },
+    json: { type: "string" },
+  },
+});
+const runs = Number(flags.runs);
+const n = Number(flags.n);
+const modelOptions = { maxNewTokens: Number(flags.tokens), temperature: 0.9 };
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const tokensOf = (thunks) =>
+  thunks.reduce((sum, thunk) => sum + (thunk.generation.usage?.completionTokens ?? 0), 0);
+
+const strategies = [
+  { name: "single sample", make: () => null, context: () => new SimpleContext() },
+  {
+    name: "rejection x4",
+    make: () => new RejectionSamplingStrategy({ loopBudget: 4 }),
+    context: () => new SimpleContext(),
+  },
+  {
+    name: "repair template x4",
+    make: () => new RepairTemplateStrategy({ loopBudget: 4 }),
+    context: () => new SimpleContext(),
+  },
+  {
+    name: "multi-turn x4",
+    make: () => new MultiTurnStrategy({ loopBudget: 4 }),
+    context: () => new ChatContext(),
+  },
+  {
+    name: "rejection 4 rounds x2 concurrent",
+    make: () => new RejectionSamplingStrategy({ loopBudget: 4, concurrencyBudget: 2 }),
+    context: () => new SimpleContext(),
+  },
+  {
+    name: `best-of-${n} (logprob)`,
+    make: () => new BestOfNStrategy({ n }),
+    context: () => new SimpleContext(),
+  },
+  {
+    name: `majority vote ${n}`,
+    make: () => new MajorityVotingStrategy({ n }),
+    context: () => new SimpleContext(),
+  },
+];
+
+const backend = await LlamaCppBackend.create({
+  model: flags.model,
+  threads: Number(flags.threads),
+  sequences: Math.max(n, 4),
+});
+// One warm-up generation so the first measured run does not pay for lazy setup.
+await act("warm up", new SimpleContext(), backend, { modelOptions });
+
+const strategyRows = [];
+for (const { name, make, context } of strategies) {
+  let successes = 0;
+  let attempts = 0;
+  const samples = [];
+  const tokens = [];
+  const wallMs = [];
+  for (const task of tasks) {
+    const requirement = req(task.requirement, simpleValidate(task.verify));
+    for (let run = 0; run < runs; run += 1) {
+      const instruction = new Instruction({ description: task.prompt, requirements: [requirement] });
+      const strategy = make();
+      const started = performance.now();
+      let thunks;
+      let passed;
+      if (strategy === null) {
+        const { output } = await act(instruction, context(), backend, { modelOptions });
+        thunks = [output];
+        passed = task.verify(output.value);
+      } else {
+        const result = await strategy.sample(instruction, context(), backend, [requirement], {
+          modelOptions,
+        });
+        thunks = result.sampleGenerations;
+        passed = result.success;
+      }
+      wallMs.push(performance.now() - started);
+      samples.push(thunks.length);
+      tokens.push(tokensOf(thunks));
+      attempts += 1;
+      if (passed) successes += 1;
+    }
+  }
+  strategyRows.push({
+    strategy: name,
+    successRate: successes / attempts,
+    attempts,
+    meanSamples: samples.reduce((a, b) => a + b, 0) / samples.length,
+    meanTokens: tokens.reduce((a, b) => a + b, 0) / tokens.length,
+    medianWallMs: median(wallMs),
+  });
+}
+
+// Batched versus sequential best-of-n: the same n samples of the same prompt, each a fixed length.
+const fixed = { ...modelOptions, ignoreEos: true };
+const prompt = new CBlock(tasks[0].prompt);
+const timings = { one: [], batched: [], sequential: [] };
+for (let run = 0; run < runs; run += 1) {
+  let started = performance.now();
+  await act(prompt, new SimpleContext(), backend, { modelOptions: fixed });
+  timings.one.push(performance.now() - started);
+
+  started = performance.now();
+  await new BestOfNStrategy({ n }).sample(prompt, new SimpleContext(), backend, null, {
+    modelOptions: fixed,
+  });
+  timings.batched.push(performance.now() - started);
+
+  started = performance.now();
+  for (let sample = 0; sample < n; sample += 1) {
+    await act(prompt, new SimpleContext(), backend, { modelOptions: { ...fixed, logits: 1 } });
+  }
+  timings.sequential.push(performance.now() - started);
+}
+const batching = {
+  n,
+  tokensPerSample: fixed.maxNewTokens,
+  oneSampleMs: median(timings.one),
+  batchedMs: median(timings.batched),
+  sequentialMs: median(timings.sequential),
+};
+await backend.dispose();
+
+const date = new Date().toISOString().slice(0, 10);
+console.log(
+  `\n## Strategies on ${flags.model} (${flags.threads} thread(s), ${tasks.length} tasks x ${runs} runs, ${flags.tokens} tokens max, ${date})`,
+);
+console.log("| strategy | success | samples/task | tokens/task | median wall ms |");
+console.log("|---|---:|---:|---:|---:|");
+for (const row of strategyRows) {
+  console.log(
+    `| ${row.strategy} | ${(row.successRate * 100).toFixed(0)}% | ${row.meanSamples.toFixed(1)} | ${row.meanTokens.toFixed(0)} | ${row.medianWallMs.toFixed(0)} |`,
+  );
+}
+console.log(`\n## Best-of-${n}, ${fixed.maxNewTokens} tokens each (median of ${runs})`);
+console.log("| mode | wall ms | x one sample |");
+console.log("|---|---:|---:|");
+for (const [label, value] of [
+  ["one sample", batching.oneSampleMs],
+  [`best-of-${n} batched (parallel sequences)`, batching.batchedMs],
+  [`best-of-${n} sequential`, batching.sequentialMs],
+]) {
+  console.log(`| ${label} | ${value.toFixed(1)} | ${(value / batching.oneSampleMs).toFixed(2)} |`);
+}
+if (flags.json) {
+  writeFileSync(
+    flags.json,
+    `${JSON.stringify({ date, model: flags.model, strategyRows, batching }, null, 2)}\n`,
+  );
+}
