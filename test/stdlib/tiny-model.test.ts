@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
-import { CBlock } from "../../src/core/index.js";
+import { CBlock, HookRegistry } from "../../src/core/index.js";
 import {
   act,
   BestOfNStrategy,
@@ -141,8 +141,11 @@ describe("strategies on the tiny model", () => {
 
   it("aborting mid-run ends with the samples so far, and the backend keeps working", async () => {
     const controller = new AbortController();
-    const strategy = new RejectionSamplingStrategy({ loopBudget: 5 });
-    strategy.hooks.on("samplingIteration", () => controller.abort());
+    const hooks = new HookRegistry();
+    hooks.on("samplingIteration", () => {
+      controller.abort();
+    });
+    const strategy = new RejectionSamplingStrategy({ loopBudget: 5, hooks });
     const error = await strategy
       .sample(new CBlock("q"), new SimpleContext(), backend, [never], {
         modelOptions: short,
@@ -168,7 +171,11 @@ describe("strategies on the tiny model", () => {
 describe("structured output on the tiny model", () => {
   it("act with a zod format returns a parsed value that matches the schema", async () => {
     // Bounded, so the grammar ends the string within the token budget even on a noise model.
-    const format = z.object({ name: z.string().max(8), count: z.number().int().min(0).max(99), ok: z.boolean() });
+    const format = z.object({
+      name: z.string().max(8),
+      count: z.number().int().min(0).max(99),
+      ok: z.boolean(),
+    });
     const { output } = await act("Give a name and a count as JSON.", new SimpleContext(), backend, {
       format,
       modelOptions: { maxNewTokens: 64, temperature: 0 },
