@@ -33,7 +33,12 @@ export interface TtfbRunRecord {
   completionTokens?: number;
   /** Generated tokens per second after the first content token (decode speed as the client sees it). */
   tokensPerSecond?: number | null;
-  interTokenMs?: number[];
+  /**
+   * Mean gap between tokens after the first: (last content − first content) / (tokens − 1). A mean per run
+   * rather than per-chunk gaps, because targets batch differently (tessera's thunk hands over every token
+   * already decoded as one delta; servers send one SSE event per token).
+   */
+  interTokenMs?: number | null;
 }
 
 export interface TtfbRow {
@@ -112,8 +117,8 @@ async function measureOnce(
     const first = contentTimes[0];
     const last = contentTimes[contentTimes.length - 1];
     const completionTokens = outcome.completionTokens ?? contentTimes.length;
-    const interTokenMs = contentTimes.slice(1).map((time, index) => time - contentTimes[index]!);
     const decodeSpan = first !== undefined && last !== undefined ? last - first : 0;
+    const interTokenMs = decodeSpan > 0 && completionTokens > 1 ? decodeSpan / (completionTokens - 1) : null;
     return {
       ok: true,
       firstByteMs: firstByteAt === null ? null : firstByteAt - started,
@@ -197,7 +202,7 @@ export async function runTtfbBenchmark(
         errorRate: mine.length === 0 ? 0 : (mine.length - succeeded.length) / mine.length,
         firstByteMs: summarize(values((record) => record.firstByteMs)),
         firstContentMs: summarize(values((record) => record.firstContentMs)),
-        interTokenMs: summarize(succeeded.flatMap((record) => record.interTokenMs ?? [])),
+        interTokenMs: summarize(values((record) => record.interTokenMs)),
         tokensPerSecond: summarize(values((record) => record.tokensPerSecond)),
       });
     }

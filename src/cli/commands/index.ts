@@ -1,7 +1,13 @@
 import type { Command } from "commander";
+import { registerInspectCommand } from "./inspect.js";
 import { registerModelsCommand } from "./models.js";
+import { registerRunCommand } from "./run.js";
+import { registerServeCommand } from "./serve.js";
 
 // One line per subcommand file; each exports `register<Name>Command(program)`.
 export function registerCommands(program: Command): void {
   registerModelsCommand(program);
+  registerRunCommand(program);
+  registerInspectCommand(program);
+  registerServeCommand(program);
 }

@@ -17,7 +17,7 @@ export interface InspectorDistribution {
   logprob: number | null;
   /** 1-based rank of the chosen token; null when it is not among the known alternatives. */
   rank: number | null;
-  /** Entropy in bits; exact with full vectors, otherwise a lower bound from the top-k plus one tail bucket. */
+  /** Entropy in bits; exact with full vectors, otherwise a lower bound from the top-k (see entropyLowerBound). */
   entropyBits: number | null;
   entropyExact: boolean;
   top: InspectorAlternative[];
@@ -125,7 +125,33 @@ function fromFullVector(
   };
 }
 
-function fromTopK(step: LogitsStep): InspectorDistribution {
+/**
+ * A lower bound of the entropy (bits) when only the top-k are known: the tail mass is packed as tightly as
+ * the ranking allows (every other token is at most as likely as the k-th), which gives the least entropy
+ * the distribution can have. Without a vocabulary size the tail counts as one token.
+ */
+function entropyLowerBound(
+  logprobs: ReadonlyArray<number>,
+  vocabSize: number | null,
+): { bits: number; exact: boolean } {
+  const { bits, mass } = entropyFromLogprobs(logprobs);
+  const tail = Math.max(0, 1 - mass);
+  if (tail <= 1e-6) return { bits, exact: true };
+  const finite = logprobs.filter((logprob) => Number.isFinite(logprob));
+  const smallest = finite.length > 0 ? Math.exp(Math.min(...finite)) : 0;
+  const others = vocabSize === null ? 1 : Math.max(1, vocabSize - finite.length);
+  let tailNats: number;
+  if (smallest <= 0 || vocabSize === null) tailNats = -tail * Math.log(tail);
+  else {
+    const fullTokens = Math.min(others, Math.floor(tail / smallest));
+    const remainder = tail - fullTokens * smallest;
+    tailNats =
+      -fullTokens * smallest * Math.log(smallest) - (remainder > 1e-15 ? remainder * Math.log(remainder) : 0);
+  }
+  return { bits: bits + tailNats / log2, exact: false };
+}
+
+function fromTopK(step: LogitsStep, vocabSize: number | null): InspectorDistribution {
   const top = step.top.slice(0, inspectorMaxAlternatives).map((alternative) => ({
     token: alternative.token,
     text: alternative.text,
@@ -136,26 +162,32 @@ function fromTopK(step: LogitsStep): InspectorDistribution {
       ? alternative.token === step.token
       : alternative.text === step.text,
   );
-  const { bits, mass } = entropyFromLogprobs(step.top.map((alternative) => alternative.logprob));
-  // The mass outside the top-k counts as one bucket: a lower bound of the true entropy.
-  const tail = Math.max(0, 1 - mass);
-  const tailBits = tail > 1e-12 ? (-tail * Math.log(tail)) / log2 : 0;
+  const entropy =
+    step.top.length > 0
+      ? entropyLowerBound(
+          step.top.map((alternative) => alternative.logprob),
+          vocabSize,
+        )
+      : null;
   const logprob = finiteOrNull(step.logprob) ?? (index >= 0 ? finiteOrNull(step.top[index]!.logprob) : null);
   return {
     logprob,
     rank: index >= 0 ? index + 1 : null,
-    entropyBits: step.top.length > 0 ? bits + tailBits : null,
-    entropyExact: step.top.length > 0 && tail <= 1e-6,
+    entropyBits: entropy?.bits ?? null,
+    entropyExact: entropy?.exact ?? false,
     top,
   };
 }
 
 function distributionOf(
   step: LogitsStep | undefined,
+  trace: LogitsTrace | null,
   tokenText: ((token: number) => string) | undefined,
 ): InspectorDistribution | null {
   if (step === undefined) return null;
-  return step.full !== undefined ? fromFullVector(step, step.full, tokenText) : fromTopK(step);
+  return step.full !== undefined
+    ? fromFullVector(step, step.full, tokenText)
+    : fromTopK(step, trace?.vocabSize ?? null);
 }
 
 /** Joins the raw and processed traces of one generation into the page's data. */
@@ -182,8 +214,8 @@ export function buildInspectorReport(input: InspectorReportInput): InspectorRepo
       index,
       token: step.token,
       text: step.text,
-      processed: distributionOf(processedStep, input.tokenText),
-      raw: distributionOf(rawStep, input.tokenText),
+      processed: distributionOf(processedStep, processed, input.tokenText),
+      raw: distributionOf(rawStep, raw, input.tokenText),
     };
   });
   return {

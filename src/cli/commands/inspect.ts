@@ -1,0 +1,89 @@
+// `tessera inspect`: generate once with raw and processed logits captured, and write the self-contained
+// inspector page (tokens coloured by probability, raw/processed switch, alternatives on click).
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { Message } from "../../messages/components/message.js";
+import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
+import { buildInspectorReport } from "../inspector/inspector-report.js";
+import { renderInspectorPage } from "../inspector/render-inspector-page.js";
+import { addModelFlags, describeSampler, type ModelFlags, modelOptionsFromFlags } from "../model-flags.js";
+import { integerArgument } from "../number-arguments.js";
+import { openBackend } from "../open-model.js";
+import { delayedProgressBar } from "../progress-bar.js";
+import { readPrompt } from "../read-prompt.js";
+
+interface InspectFlags extends ModelFlags {
+  out: string;
+  alternatives: number;
+  full?: boolean;
+  json?: boolean;
+}
+
+async function inspect(promptWords: string[], flags: InspectFlags): Promise<void> {
+  const prompt = await readPrompt(promptWords);
+  const backend = await openBackend({ ...flags, quiet: flags.json === true });
+  try {
+    // Full vectors give exact entropy and ranks; top-k keeps the page small (the default).
+    const capture = flags.full ? ("full" as const) : flags.alternatives;
+    const { thunk } = await backend.generateFromContext(new Message("user", prompt), new SimpleContext(), {
+      modelOptions: { ...modelOptionsFromFlags(flags), logits: capture, rawLogits: capture },
+    });
+    const bar = delayedProgressBar(" generating {bar} {value}/{total} tokens", {
+      enabled: flags.json !== true,
+    });
+    const maxTokens = flags.maxTokens ?? 64;
+    try {
+      for await (const _delta of thunk) {
+        bar.update(thunk.generation.logits?.steps.length ?? 0, maxTokens);
+      }
+    } finally {
+      bar.stop();
+    }
+    const text = await thunk.avalue();
+    const report = buildInspectorReport({
+      modelId: backend.modelId,
+      prompt,
+      processed: thunk.generation.logits,
+      raw: thunk.generation.rawLogits,
+      settings: { ...describeSampler(flags), finish: thunk.generation.finishReasons?.[0] ?? "?" },
+      tokenText: (token) => new TextDecoder().decode(backend.model.tokenToPiece(token, { special: true })),
+    });
+    const path = resolve(flags.out);
+    await writeFile(path, renderInspectorPage(report));
+    if (flags.json) {
+      process.stdout.write(
+        `${JSON.stringify({ path, tokens: report.tokens.length, model: report.modelId, text })}\n`,
+      );
+    } else {
+      process.stdout.write(
+        `${path}\n${report.tokens.length} tokens from ${report.modelId}; open the page in a browser (it works offline).\n`,
+      );
+    }
+  } finally {
+    await backend.dispose();
+  }
+}
+
+export function registerInspectCommand(program: Command): void {
+  const command = program
+    .command("inspect")
+    .description(
+      "generate once and write a self-contained HTML page of every token's raw and processed probabilities",
+    )
+    .argument("[prompt...]", "the prompt (read from stdin when omitted)");
+  addModelFlags(command, { maxTokens: 64 })
+    .requiredOption("-o, --out <file>", "where to write the HTML page")
+    .option("-k, --alternatives <k>", "alternatives kept per token", integerArgument(1, 100), 10)
+    .option("--full", "capture the whole vocabulary per token (exact entropy and ranks; larger page)")
+    .option("--json", "print the result as one JSON line")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ tessera inspect "The capital of France is" --out report.html
+  $ tessera inspect --model llama-3.2-1b:q4_0 -t 0.8 --top-k 40 -n 32 "Once upon a time" -o story.html
+  $ tessera inspect --full -n 16 "2 + 2 =" -o exact.html`,
+    )
+    .action((promptWords: string[], flags: InspectFlags) => inspect(promptWords, flags));
+}

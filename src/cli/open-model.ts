@@ -1,0 +1,73 @@
+// Opens the model a command asked for: a file, or a preset generated on first use with a progress bar
+// (the 1B and 8B shapes take a while to write), then the llama.cpp backend on it.
+import { existsSync, statSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
+import {
+  defaultModelSeed,
+  generatePresetModel,
+  modelsDirectory,
+  presetFileName,
+  resolveModel,
+} from "../gguf/default-model.js";
+import { isModelPresetName, modelPresets } from "../gguf/model-presets.js";
+import { writableTensorTypes } from "../gguf/tensor-encoding.js";
+import { delayedProgressBar } from "./progress-bar.js";
+
+const megabyte = 1024 * 1024;
+
+/** The file path for --model (default: the tiny preset), generating a missing preset with a progress bar. */
+export async function resolveModelPath(
+  model: string | undefined,
+  options: { quiet?: boolean } = {},
+): Promise<string> {
+  const requested = model ?? "tiny";
+  if (existsSync(requested) && statSync(requested).isFile()) return resolve(requested);
+  const [presetName = "", typeText] = requested.split(":");
+  const type = writableTensorTypes.find((candidate) => candidate.toLowerCase() === typeText?.toLowerCase());
+  if (isModelPresetName(presetName) && (typeText === undefined || type !== undefined)) {
+    const chosenType = type ?? modelPresets[presetName].defaultType;
+    const path = join(modelsDirectory(), presetFileName(presetName, chosenType, defaultModelSeed));
+    if (existsSync(path)) return path;
+    await mkdir(modelsDirectory(), { recursive: true });
+    if (!options.quiet)
+      process.stderr.write(`tessera: generating ${presetName} (${chosenType}) into ${path}\n`);
+    const bar = delayedProgressBar(" writing model {bar} {percentage}% | {written}/{size} MB", {
+      enabled: !options.quiet,
+    });
+    try {
+      await generatePresetModel(presetName, path, {
+        type: chosenType,
+        onProgress: ({ bytesWritten, totalBytes }) =>
+          bar.update(bytesWritten, totalBytes, {
+            written: (bytesWritten / megabyte).toFixed(0),
+            size: (totalBytes / megabyte).toFixed(0),
+          }),
+      });
+    } finally {
+      bar.stop();
+    }
+    return path;
+  }
+  // Not a file and not a preset: resolveModel throws its typed error listing the presets.
+  return resolveModel(requested);
+}
+
+export interface OpenBackendOptions {
+  model?: string;
+  threads?: number;
+  contextSize?: number;
+  quiet?: boolean;
+}
+
+export async function openBackend(options: OpenBackendOptions): Promise<LlamaCppBackend> {
+  const path = await resolveModelPath(options.model, { quiet: options.quiet ?? false });
+  return LlamaCppBackend.create({
+    model: path,
+    sequences: 1,
+    ...(options.model === undefined && { modelId: "tiny" }),
+    ...(options.threads !== undefined && { threads: options.threads }),
+    ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
+  });
+}
