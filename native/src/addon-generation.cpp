@@ -8,6 +8,10 @@
 namespace tessera {
 namespace {
 
+bool isFloat32Array(Napi::Value value) {
+  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;
+}
+
 Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, size_t head, size_t count,
                             const CaptureConfig& capture, bool raw, Napi::Value target, int32_t vocabSize) {
   Napi::Object columns = Napi::Object::New(env);
@@ -31,8 +35,11 @@ Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, 
     columns.Set("chosenLogits", chosen);
     columns.Set("logSumExp", logSumExp);
   } else if (capture.mode == CaptureMode::full) {
-    // The caller hands a Float32Array it owns; vectors go there by memcpy, never as boxed numbers.
-    Napi::Float32Array destination = target.As<Napi::Float32Array>();
+    // Vectors go by memcpy into a Float32Array JavaScript owns (the caller's, or one allocated here
+    // for this batch), never as boxed numbers.
+    Napi::Float32Array destination = isFloat32Array(target)
+                                         ? target.As<Napi::Float32Array>()
+                                         : Napi::Float32Array::New(env, count * static_cast<size_t>(vocabSize));
     const size_t stride = static_cast<size_t>(vocabSize);
     for (size_t index = 0; index < count; index++) {
       const EventSlot& slot = slots[(head + index) % capacity];
@@ -53,9 +60,6 @@ Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, 
   return columns;
 }
 
-bool isFloat32Array(Napi::Value value) {
-  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;
-}
 }  // namespace
 
 Napi::Function AddonGeneration::Define(Napi::Env env) {
@@ -105,8 +109,10 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents, Napi::V
     head = state.head;
     wasFull = state.count >= state.slots.size();
   }
-  if (config.raw.mode == CaptureMode::full) count = std::min(count, rawTarget.As<Napi::Float32Array>().ElementLength() / stride);
-  if (config.processed.mode == CaptureMode::full) {
+  if (config.raw.mode == CaptureMode::full && isFloat32Array(rawTarget)) {
+    count = std::min(count, rawTarget.As<Napi::Float32Array>().ElementLength() / stride);
+  }
+  if (config.processed.mode == CaptureMode::full && isFloat32Array(processedTarget)) {
     count = std::min(count, processedTarget.As<Napi::Float32Array>().ElementLength() / stride);
   }
 
@@ -167,13 +173,11 @@ Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
   const size_t maxEvents = info[0].IsNumber() ? static_cast<size_t>(std::max(1.0, info[0].As<Napi::Number>().DoubleValue()))
                                               : state.slots.size();
   const size_t stride = static_cast<size_t>(state.vocabSize);
-  if (state.config.raw.mode == CaptureMode::full &&
-      (!isFloat32Array(info[1]) || info[1].As<Napi::Float32Array>().ElementLength() < stride)) {
-    throwCoded(env, "ERR_INVALID_ARGUMENT", "full raw capture needs a Float32Array of at least vocabSize elements");
-  }
-  if (state.config.processed.mode == CaptureMode::full &&
-      (!isFloat32Array(info[2]) || info[2].As<Napi::Float32Array>().ElementLength() < stride)) {
-    throwCoded(env, "ERR_INVALID_ARGUMENT", "full processed capture needs a Float32Array of at least vocabSize elements");
+  for (int argument = 1; argument <= 2; argument++) {
+    if (!info[argument].IsUndefined() &&
+        (!isFloat32Array(info[argument]) || info[argument].As<Napi::Float32Array>().ElementLength() < stride)) {
+      throwCoded(env, "ERR_INVALID_ARGUMENT", "a full-capture target must be a Float32Array of at least vocabSize elements");
+    }
   }
   Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
   bool ready;

@@ -10,21 +10,49 @@ namespace tessera {
 namespace {
 constexpr float negativeInfinity = -std::numeric_limits<float>::infinity();
 
-// exp(x) for x <= 0 (NaN-free input), branch-free so loops over it vectorize: 2^(x log2 e) split into
-// an integer power (built in the exponent bits) and a degree-6 polynomial for 2^f, f in [-0.5, 0.5].
+// exp(x) for x <= 0 (NaN-free input), four lanes at a time with GCC/Clang vector extensions (SSE2 or
+// NEON, no -ffast-math, which would break the -inf handling elsewhere): 2^(x log2 e) split into an
+// integer power built in the exponent bits and a degree-6 polynomial for 2^f, f in [-0.5, 0.5].
 // Relative error ~2e-7; inputs below -87 (including -inf) give ~1e-38 instead of 0, which no
 // log-sum-exp over a vocabulary can notice.
-inline float exponentOfNonPositive(float x) {
-  x = x < -87.0f ? -87.0f : x;
-  const float t = x * 1.44269504088896341f;
-  const int32_t whole = -static_cast<int32_t>(0.5f - t);  // round(t) for t <= 0
-  const float f = t - static_cast<float>(whole);
-  const float power =
+typedef float Float4 __attribute__((vector_size(16)));
+typedef int32_t Int4 __attribute__((vector_size(16)));
+
+inline Float4 exponentOfNonPositive(Float4 x) {
+  const Float4 lowest = {-87.0f, -87.0f, -87.0f, -87.0f};
+  x = x < lowest ? lowest : x;
+  const Float4 t = x * 1.44269504088896341f;
+  const Int4 whole = -__builtin_convertvector(0.5f - t, Int4);  // round(t) for t <= 0
+  const Float4 f = t - __builtin_convertvector(whole, Float4);
+  const Float4 power =
       1.0f + f * (0.693147182f + f * (0.240226507f + f * (0.0555041086f + f * (0.00961812911f + f * (0.00133335581f + f * 0.000154035304f)))));
-  const int32_t bits = (whole + 127) << 23;
-  float scale;
+  const Int4 bits = (whole + 127) << 23;
+  Float4 scale;
   std::memcpy(&scale, &bits, sizeof(scale));
   return power * scale;
+}
+
+inline float exponentOfNonPositive(float x) {
+  const Float4 lanes = {x, 0.0f, 0.0f, 0.0f};
+  return exponentOfNonPositive(lanes)[0];
+}
+
+inline Float4 load4(const float* values) {
+  Float4 loaded;
+  std::memcpy(&loaded, values, sizeof(loaded));
+  return loaded;
+}
+
+inline float maximumOf(const float* row, int32_t size) {
+  Float4 maxima = {negativeInfinity, negativeInfinity, negativeInfinity, negativeInfinity};
+  int32_t index = 0;
+  for (; index + 4 <= size; index += 4) {
+    const Float4 values = load4(row + index);
+    maxima = values > maxima ? values : maxima;
+  }
+  float maximum = std::max(std::max(maxima[0], maxima[1]), std::max(maxima[2], maxima[3]));
+  for (; index < size; index++) maximum = std::max(maximum, row[index]);
+  return maximum;
 }
 
 // A min-heap of (logit, id) holding the best k seen so far.
@@ -42,6 +70,8 @@ class TopKHeap {
       std::push_heap(entries_.begin(), entries_.end(), greater);
     }
   }
+  bool full() const { return static_cast<int32_t>(entries_.size()) >= k_; }
+  float threshold() const { return entries_.front().first; }
   void write(TopKCapture& out) {
     std::sort(entries_.begin(), entries_.end(), greater);
     out.ids.assign(static_cast<size_t>(k_), -1);
@@ -62,31 +92,18 @@ class TopKHeap {
 }  // namespace
 
 float logSumExpDense(const float* row, int32_t size) {
-  // Eight independent lanes so the compiler vectorizes without -ffast-math (which would break the
-  // -inf handling everywhere else).
-  constexpr int32_t lanes = 8;
-  float maxima[lanes];
-  for (int32_t lane = 0; lane < lanes; lane++) maxima[lane] = negativeInfinity;
-  int32_t index = 0;
-  for (; index + lanes <= size; index += lanes) {
-    for (int32_t lane = 0; lane < lanes; lane++) {
-      const float value = row[index + lane];
-      maxima[lane] = value > maxima[lane] ? value : maxima[lane];
-    }
-  }
-  float maximum = negativeInfinity;
-  for (int32_t lane = 0; lane < lanes; lane++) maximum = std::max(maximum, maxima[lane]);
-  for (int32_t rest = index; rest < size; rest++) maximum = std::max(maximum, row[rest]);
+  const float maximum = maximumOf(row, size);
   if (maximum == negativeInfinity) return negativeInfinity;
-
-  float sums[lanes] = {0, 0, 0, 0, 0, 0, 0, 0};
-  index = 0;
-  for (; index + lanes <= size; index += lanes) {
-    for (int32_t lane = 0; lane < lanes; lane++) sums[lane] += exponentOfNonPositive(row[index + lane] - maximum);
+  Float4 first = {0, 0, 0, 0};
+  Float4 second = {0, 0, 0, 0};
+  int32_t index = 0;
+  for (; index + 8 <= size; index += 8) {
+    first += exponentOfNonPositive(load4(row + index) - maximum);
+    second += exponentOfNonPositive(load4(row + index + 4) - maximum);
   }
   double sum = 0;
-  for (int32_t lane = 0; lane < lanes; lane++) sum += sums[lane];
-  for (int32_t rest = index; rest < size; rest++) sum += exponentOfNonPositive(row[rest] - maximum);
+  for (int lane = 0; lane < 4; lane++) sum += static_cast<double>(first[lane]) + second[lane];
+  for (; index < size; index++) sum += exponentOfNonPositive(row[index] - maximum);
   return maximum + static_cast<float>(std::log(sum));
 }
 
@@ -94,10 +111,12 @@ float logSumExpCandidates(const llama_token_data_array& candidates) {
   float maximum = negativeInfinity;
   for (size_t i = 0; i < candidates.size; i++) maximum = std::max(maximum, candidates.data[i].logit);
   if (maximum == negativeInfinity) return negativeInfinity;
-  float sums[4] = {0, 0, 0, 0};
+  Float4 sums = {0, 0, 0, 0};
   size_t index = 0;
   for (; index + 4 <= candidates.size; index += 4) {
-    for (size_t lane = 0; lane < 4; lane++) sums[lane] += exponentOfNonPositive(candidates.data[index + lane].logit - maximum);
+    const llama_token_data* data = candidates.data + index;
+    const Float4 values = {data[0].logit, data[1].logit, data[2].logit, data[3].logit};
+    sums += exponentOfNonPositive(values - maximum);
   }
   double sum = static_cast<double>(sums[0]) + sums[1] + sums[2] + sums[3];
   for (; index < candidates.size; index++) sum += exponentOfNonPositive(candidates.data[index].logit - maximum);
@@ -106,13 +125,31 @@ float logSumExpCandidates(const llama_token_data_array& candidates) {
 
 void topKDense(const float* row, int32_t size, int32_t k, TopKCapture& out) {
   TopKHeap heap(k);
-  for (int32_t i = 0; i < size; i++) heap.offer(row[i], i);
+  // Once the heap is full, whole blocks below its smallest entry are skipped with one vector max.
+  constexpr int32_t block = 16;
+  int32_t index = 0;
+  for (; index + block <= size; index += block) {
+    if (heap.full() && maximumOf(row + index, block) <= heap.threshold()) continue;
+    for (int32_t offset = 0; offset < block; offset++) heap.offer(row[index + offset], index + offset);
+  }
+  for (; index < size; index++) heap.offer(row[index], index);
   heap.write(out);
 }
 
 void topKCandidates(const llama_token_data_array& candidates, int32_t k, TopKCapture& out) {
   TopKHeap heap(k);
-  for (size_t i = 0; i < candidates.size; i++) heap.offer(candidates.data[i].logit, candidates.data[i].id);
+  constexpr size_t block = 16;
+  size_t index = 0;
+  for (; index + block <= candidates.size; index += block) {
+    const llama_token_data* data = candidates.data + index;
+    if (heap.full()) {
+      float blockMaximum = data[0].logit;
+      for (size_t offset = 1; offset < block; offset++) blockMaximum = std::max(blockMaximum, data[offset].logit);
+      if (blockMaximum <= heap.threshold()) continue;
+    }
+    for (size_t offset = 0; offset < block; offset++) heap.offer(data[offset].logit, data[offset].id);
+  }
+  for (; index < candidates.size; index++) heap.offer(candidates.data[index].logit, candidates.data[index].id);
   heap.write(out);
 }
 

@@ -26,10 +26,10 @@ describe("flow control between the decode thread and JavaScript", () => {
     return tokens;
   }
 
-  async function waitForSequenceLength(minimum: number): Promise<number> {
-    for (let attempt = 0; attempt < 500; attempt++) {
-      const length = context.sequenceTokens(0).length;
-      if (length >= minimum) return length;
+  /** Polls until sequence 0 holds exactly `length` tokens (its previous contents are replaced at the start). */
+  async function waitForSequenceLength(length: number): Promise<number> {
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      if (context.sequenceTokens(0).length === length) return length;
       await sleep(5);
     }
     return context.sequenceTokens(0).length;

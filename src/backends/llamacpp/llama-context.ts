@@ -77,8 +77,6 @@ export class LlamaContext implements AsyncDisposable {
       seed: resolved.seed,
       promptTokens: prompt.length,
       queueCapacity: resolved.queueCapacity,
-      rawFull: resolved.native.rawFull === true,
-      processedFull: resolved.native.processedFull === true,
       signal: resolved.signal,
     };
     // Aborted before the start: no native work at all.

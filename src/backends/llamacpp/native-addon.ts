@@ -190,8 +190,9 @@ export interface NativeGenerationStats {
 export interface NativeGeneration {
   /**
    * Resolves with up to maxEvents events as soon as at least one is queued or the generation ended.
-   * Full capture modes need a target Float32Array of at least vocabSize elements; at most
-   * floor(target.length / vocabSize) events are returned then. One pull at a time.
+   * Full vectors are memcpy'd into the given target Float32Array (at most floor(target.length /
+   * vocabSize) events are returned then), or into one the addon allocates for the batch at the exact
+   * size when no target is given. One pull at a time.
    */
   pull(
     maxEvents: number,

@@ -65,15 +65,10 @@ export interface TokenStreamConfig {
   readonly seed: number;
   readonly promptTokens: number;
   readonly queueCapacity: number;
-  readonly rawFull: boolean;
-  readonly processedFull: boolean;
   readonly signal: AbortSignal | undefined;
   /** Called once when the stream ends, however it ends. */
   readonly onEnd?: () => void;
 }
-
-/** Full vectors are copied into buffers allocated per pull; this bounds one pull's buffer size. */
-const fullCaptureEventsPerPull = 8;
 
 /**
  * The tokens of one native generation, read once, pulled in batches from the bounded native queue:
@@ -168,14 +163,9 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
   }
 
   #pull(generation: NativeGeneration): Promise<NativeEventBatch> {
-    const { vocabSize, queueCapacity, rawFull, processedFull } = this.#config;
-    if (!rawFull && !processedFull) return generation.pull(queueCapacity);
-    const events = Math.min(queueCapacity, fullCaptureEventsPerPull);
-    return generation.pull(
-      events,
-      rawFull ? new Float32Array(events * vocabSize) : undefined,
-      processedFull ? new Float32Array(events * vocabSize) : undefined,
-    );
+    // Full vectors land in a Float32Array the addon allocates per batch at the exact size, so the
+    // views handed out stay valid however long the caller keeps them.
+    return generation.pull(this.#config.queueCapacity);
   }
 
   #convert(batch: NativeEventBatch): TokenBatch {
