@@ -1,6 +1,5 @@
 import { basename } from "node:path";
 import type { z } from "zod";
-import type { AbstractTool, JsonTool } from "../../core/abstract-tool.js";
 import type { BackendCapabilities, GenerateAction, GenerateResult } from "../../core/backend.js";
 import {
   BaseBackend,
@@ -8,38 +7,23 @@ import {
   type ResolvedGenerateOptions,
 } from "../../core/base-backend.js";
 import type { Context } from "../../core/context.js";
-import { InvalidModelOptionError } from "../../core/errors/invalid-model-option-error.js";
 import { GenerateLog } from "../../core/generate-log.js";
 import { ModelOutputThunk } from "../../core/model-output-thunk.js";
-import type { Span } from "../../core/span.js";
 import type { ChatFormatter } from "../../formatting/chat-formatter.js";
 import { TemplateFormatter } from "../../formatting/template-formatter.js";
-import { resolveDefaultModel, resolveModel } from "../../gguf/default-model.js";
-import {
-  builtinChatTemplates,
-  fallbackChatTemplateName,
-  isBuiltinChatTemplateName,
-} from "./builtin-chat-templates.js";
-import { type ChatTemplateSource, renderChatPrompt } from "./chat-prompt-builder.js";
+import type { ChatTemplateSource } from "./chat-prompt-builder.js";
 import { type ChatTemplateLimits, ChatTemplateSandbox } from "./chat-template-sandbox.js";
-import { collectTools } from "./collect-tools.js";
 import { BackendNotLoadedError } from "./errors/backend-not-loaded-error.js";
-import { ContextOverflowError } from "./errors/context-overflow-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { NoGenerationViewError } from "./errors/no-generation-view-error.js";
-import { grammarForJsonSchema, jsonSchemaOfZod } from "./json-schema-grammar.js";
+import { type PreparedGeneration, prepareGeneration } from "./generation-preparation.js";
 import type { LlamaContext } from "./llama-context.js";
-import {
-  type LlamaCppModelOptions,
-  llamaCppModelOptionsSchema,
-  toTokenOptions,
-} from "./llama-cpp-model-options.js";
+import { type LoadedLlama, loadLlama, tokenText } from "./llama-cpp-loader.js";
+import { llamaCppModelOptionsSchema, toTokenOptions } from "./llama-cpp-model-options.js";
 import { startGenerationRun } from "./llama-generation-run.js";
-import { type LlamaModel, loadLlamaModel } from "./llama-model.js";
-import { resolveGenerateOptions } from "./native-generate-options.js";
+import type { LlamaModel } from "./llama-model.js";
 import { checkInteger, checkString, rejectUnknownOptions } from "./native-option-checks.js";
 import type { TokenStream } from "./token-stream.js";
-import { toolCallGrammar } from "./tool-call-format.js";
 
 export interface LlamaCppBackendOptions extends BaseBackendOptions {
   /** A GGUF file path or a preset name (`tiny`, `llama-3.2-1b:q4_0`); default: the tiny test model. */
@@ -60,7 +44,7 @@ export interface LlamaCppBackendOptions extends BaseBackendOptions {
   chatTemplateLimits?: Partial<ChatTemplateLimits>;
   /** Turns the context into chat messages; default: a TemplateFormatter for modelId. */
   formatter?: ChatFormatter;
-  /** Chunks queued in each thunk before decoding pauses (default 16); the native queue adds 32 tokens. */
+  /** Chunks (native pulls, up to 32 tokens each) queued in a thunk before decoding pauses; default 16. */
   queueCapacity?: number;
 }
 
@@ -80,25 +64,6 @@ const optionNames: ReadonlySet<string> = new Set([
   "queueCapacity",
 ]);
 
-interface Loaded {
-  model: LlamaModel;
-  context: LlamaContext;
-  template: ChatTemplateSource;
-  bosToken: string;
-  eosToken: string;
-}
-
-interface Prepared<T> {
-  tokens: Int32Array;
-  prompt: string;
-  tokenizeMs: number;
-  tools: Record<string, AbstractTool>;
-  grammar: string | undefined;
-  modelOptions: LlamaCppModelOptions;
-  format: z.ZodType<T> | undefined;
-  action: GenerateAction<T>;
-}
-
 /**
  * Generation on a local GGUF model through tessera's llama.cpp addon. The context is formatted into chat
  * messages, rendered with the model's own chat template in a sandbox, tokenized and checked against the
@@ -108,11 +73,11 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
   readonly modelId: string;
   readonly capabilities: BackendCapabilities;
   readonly formatter: ChatFormatter;
-  readonly #options: LlamaCppBackendOptions;
+  readonly #options: LlamaCppBackendOptions & { sequences: number };
   readonly #sandbox: ChatTemplateSandbox;
   readonly #pieces = new Map<number, string>();
-  #loading: Promise<Loaded> | null = null;
-  #loaded: Loaded | null = null;
+  #loading: Promise<LoadedLlama> | null = null;
+  #loaded: LoadedLlama | null = null;
   #disposed = false;
 
   constructor(options: LlamaCppBackendOptions = {}) {
@@ -137,7 +102,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     };
   }
 
-  /** Loads the backend (model, context) and resolves once it can generate. */
+  /** A backend whose model and context are loaded. */
   static async create(options: LlamaCppBackendOptions = {}): Promise<LlamaCppBackend> {
     const backend = new LlamaCppBackend(options);
     await backend.load();
@@ -148,7 +113,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     return llamaCppModelOptionsSchema;
   }
 
-  /** Loads the model and creates the context on first use; later calls return the same promise. */
+  /** Loads the model and creates the context on first use; generating calls it too. */
   async load(): Promise<void> {
     await this.#ensureLoaded();
   }
@@ -176,9 +141,9 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     this.#disposed = true;
     await this.#sandbox.close();
     const loaded = this.#loaded ?? (await this.#loading?.catch(() => null)) ?? null;
+    this.#loaded = null;
     loaded?.context.dispose();
     loaded?.model.dispose();
-    this.#loaded = null;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -193,9 +158,17 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const requestStart = performance.now();
     const history = context.viewForGeneration();
     if (history === null) throw new NoGenerationViewError(context.constructor.name);
-    const toolSpans = [action, ...(context.actionsForAvailableTools() ?? [])];
-    const prepared = await this.#prepare(action, history, toolSpans, options);
-    const [thunk] = this.#start([prepared], options, requestStart);
+    const loaded = await this.#ensureLoaded();
+    const prepared = await prepareGeneration({
+      loaded,
+      sandbox: this.#sandbox,
+      formatter: this.formatter,
+      action,
+      history,
+      toolSpans: [action, ...(context.actionsForAvailableTools() ?? [])],
+      options,
+    });
+    const [thunk] = this.#start(loaded, [prepared], options, requestStart);
     return { thunk: thunk!, context: context.add(action).add(thunk!) };
   }
 
@@ -206,16 +179,34 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     options: ResolvedGenerateOptions<T>,
   ): Promise<Array<ModelOutputThunk<T>>> {
     const requestStart = performance.now();
+    const loaded = await this.#ensureLoaded();
     // Everything is prepared and checked first, so one bad action starts no generation at all.
-    const prepared: Prepared<T>[] = [];
-    for (const action of actions) prepared.push(await this.#prepare(action, [], [action], options));
-    return this.#start(prepared, options, requestStart);
+    const prepared: PreparedGeneration<T>[] = [];
+    for (const action of actions) {
+      prepared.push(
+        await prepareGeneration({
+          loaded,
+          sandbox: this.#sandbox,
+          formatter: this.formatter,
+          action,
+          history: [],
+          toolSpans: [action],
+          options,
+        }),
+      );
+    }
+    return this.#start(loaded, prepared, options, requestStart);
   }
 
-  async #ensureLoaded(): Promise<Loaded> {
-    if (this.#disposed) throw new LlamaDisposedError("model");
-    if (this.#loaded !== null) return this.#loaded;
-    this.#loading ??= this.#loadNow().then(
+  #ensureLoaded(): Promise<LoadedLlama> {
+    if (this.#disposed) return Promise.reject(new LlamaDisposedError("model"));
+    if (this.#loaded !== null) return Promise.resolve(this.#loaded);
+    this.#loading ??= (async () => {
+      const loaded = await loadLlama(this.#options);
+      // The worker's start-up would otherwise land in the first generation's time to first byte.
+      await this.#sandbox.warmUp();
+      return loaded;
+    })().then(
       (loaded) => {
         this.#loaded = loaded;
         return loaded;
@@ -229,146 +220,30 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     return this.#loading;
   }
 
-  async #loadNow(): Promise<Loaded> {
-    const options = this.#options;
-    const path =
-      options.model === undefined ? await resolveDefaultModel() : await resolveModel(options.model);
-    const model = await loadLlamaModel(path, {
-      ...(options.gpuLayers !== undefined && { gpuLayers: options.gpuLayers }),
-    });
-    try {
-      const context = await model.createContext({
-        sequences: options.sequences!,
-        ...(options.threads !== undefined && { threads: options.threads }),
-        ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
-        ...(options.batchSize !== undefined && { batchSize: options.batchSize }),
-      });
-      const metadata = model.metadata;
-      await this.#sandbox.warmUp();
-      return {
-        model,
-        context,
-        template: pickTemplate(options.chatTemplate, metadata.chatTemplate, basename(path)),
-        bosToken: this.#specialText(model, metadata.bos),
-        eosToken: this.#specialText(model, metadata.eos),
-      };
-    } catch (error) {
-      model.dispose();
-      throw error;
-    }
-  }
-
-  #specialText(model: LlamaModel, token: number): string {
-    if (token < 0) return "";
-    return new TextDecoder().decode(model.tokenToPiece(token, { special: true }));
-  }
-
   /** The text of one token (cached: logits traces name the same top tokens over and over). */
-  #pieceText(token: number): string {
+  #pieceText(model: LlamaModel, token: number): string {
     let text = this.#pieces.get(token);
     if (text === undefined) {
-      const loaded = this.#loaded;
-      text =
-        loaded === null ? "" : new TextDecoder().decode(loaded.model.tokenToPiece(token, { special: true }));
+      text = tokenText(model, token);
       if (this.#pieces.size < 1 << 17) this.#pieces.set(token, text);
     }
     return text;
   }
 
-  async #prepare<T>(
-    action: GenerateAction<T>,
-    history: readonly Span[],
-    toolSpans: readonly Span[],
-    options: ResolvedGenerateOptions<T>,
-  ): Promise<Prepared<T>> {
-    const modelOptions = options.modelOptions as LlamaCppModelOptions;
-    const format = options.format;
-    const toolChoice = modelOptions.toolChoice ?? "auto";
-    const tools =
-      format !== undefined || toolChoice === "none"
-        ? {}
-        : collectTools([modelOptions.tools, options.tools], toolSpans);
-    const jsonTools: JsonTool[] = Object.values(tools).map((tool) => tool.asJsonTool());
-    if (modelOptions.grammar !== undefined && (format !== undefined || jsonTools.length > 0)) {
-      throw new InvalidModelOptionError(
-        "grammar",
-        "(a grammar)",
-        "a custom grammar cannot be combined with `format` or offered tools (they bring their own); drop one",
-      );
-    }
-    if (toolChoice === "required" && format === undefined && jsonTools.length === 0) {
-      throw new InvalidModelOptionError("toolChoice", toolChoice, 'offer at least one tool, or use "auto"');
-    }
-    const loaded = await this.#ensureLoaded();
-    const grammar =
-      modelOptions.grammar ??
-      (format !== undefined
-        ? await grammarForJsonSchema(jsonSchemaOfZod(format))
-        : jsonTools.length > 0
-          ? await toolCallGrammar(jsonTools, toolChoice === "required" ? "required" : "auto")
-          : undefined);
-    const messages = this.formatter.toChatMessages([...history, action]);
-    const prompt = await renderChatPrompt(this.#sandbox, loaded.template, {
-      messages,
-      printer: this.formatter,
-      systemPrompt: modelOptions.systemPrompt,
-      tools: jsonTools,
-      toolChoice: toolChoice === "required" ? "required" : "auto",
-      bosToken: loaded.bosToken,
-      eosToken: loaded.eosToken,
-    });
-    const tokenizeStart = performance.now();
-    const tokens = this.#tokenizePrompt(loaded, prompt);
-    const tokenizeMs = performance.now() - tokenizeStart;
-    const limit = Math.min(
-      loaded.context.sequenceContextSize,
-      modelOptions.contextWindow ?? Number.POSITIVE_INFINITY,
-    );
-    const maxNewTokens = modelOptions.maxNewTokens;
-    if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
-      throw new ContextOverflowError(tokens.length, limit, maxNewTokens);
-    }
-    // A context window smaller than the context bounds the output too.
-    const boundedOptions =
-      maxNewTokens === undefined && limit < loaded.context.sequenceContextSize
-        ? { ...modelOptions, maxNewTokens: limit - tokens.length }
-        : modelOptions;
-    // Validates every native option now, before any generation of a batch starts.
-    resolveGenerateOptions(
-      tokens,
-      toTokenOptions(boundedOptions, { grammar }),
-      loaded.model.vocabSize,
-      loaded.context.sequenceContextSize,
-    );
-    return { tokens, prompt, tokenizeMs, tools, grammar, modelOptions: boundedOptions, format, action };
-  }
-
-  #tokenizePrompt(loaded: Loaded, prompt: string): Int32Array {
-    // The template writes special tokens as text (bos_token, <|im_start|>…): parse them as tokens.
-    const tokens = loaded.model.tokenize(prompt, { addSpecial: false, parseSpecial: true });
-    const { bos, addBos } = loaded.model.metadata;
-    if (!addBos || bos < 0 || tokens[0] === bos) return tokens;
-    const withBos = new Int32Array(tokens.length + 1);
-    withBos[0] = bos;
-    withBos.set(tokens, 1);
-    return withBos;
-  }
-
   #start<T>(
-    prepared: ReadonlyArray<Prepared<T>>,
+    loaded: LoadedLlama,
+    prepared: ReadonlyArray<PreparedGeneration<T>>,
     options: ResolvedGenerateOptions<T>,
     requestStart: number,
   ): Array<ModelOutputThunk<T>> {
-    const loaded = this.#loaded!;
     const streams: TokenStream[] = [];
     try {
       for (const item of prepared) {
-        streams.push(
-          loaded.context.generate(
-            item.tokens,
-            toTokenOptions(item.modelOptions, { grammar: item.grammar, signal: options.signal }),
-          ),
-        );
+        const tokenOptions = toTokenOptions(item.modelOptions, {
+          grammar: item.grammar,
+          signal: options.signal,
+        });
+        streams.push(loaded.context.generate(item.tokens, tokenOptions));
       }
     } catch (error) {
       // A later generation of the batch was refused (say its grammar): stop the ones already started.
@@ -408,7 +283,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
         format: item.format,
         signal: options.signal,
         queueCapacity: this.#options.queueCapacity ?? 16,
-        pieceText: (token) => this.#pieceText(token),
+        pieceText: (token) => this.#pieceText(loaded.model, token),
       });
       return thunk;
     });
@@ -419,22 +294,4 @@ function defaultModelId(model: string | undefined): string {
   if (model === undefined) return "tiny";
   const name = basename(model);
   return name.toLowerCase().endsWith(".gguf") ? name.slice(0, -".gguf".length) : name;
-}
-
-function pickTemplate(
-  requested: string | undefined,
-  fromModel: string | null,
-  fileName: string,
-): ChatTemplateSource {
-  if (requested !== undefined) {
-    if (isBuiltinChatTemplateName(requested)) {
-      return { name: `builtin:${requested}`, source: builtinChatTemplates[requested] };
-    }
-    return { name: "custom", source: requested };
-  }
-  if (fromModel !== null && fromModel !== "") return { name: `gguf:${fileName}`, source: fromModel };
-  return {
-    name: `builtin:${fallbackChatTemplateName}`,
-    source: builtinChatTemplates[fallbackChatTemplateName],
-  };
 }

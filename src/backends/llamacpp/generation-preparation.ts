@@ -1,0 +1,102 @@
+import type { z } from "zod";
+import type { AbstractTool, JsonTool } from "../../core/abstract-tool.js";
+import type { GenerateAction } from "../../core/backend.js";
+import type { ResolvedGenerateOptions } from "../../core/base-backend.js";
+import { InvalidModelOptionError } from "../../core/errors/invalid-model-option-error.js";
+import type { Span } from "../../core/span.js";
+import type { ChatFormatter } from "../../formatting/chat-formatter.js";
+import { renderChatPrompt } from "./chat-prompt-builder.js";
+import type { ChatTemplateSandbox } from "./chat-template-sandbox.js";
+import { collectTools } from "./collect-tools.js";
+import { ContextOverflowError } from "./errors/context-overflow-error.js";
+import { grammarForJsonSchema, jsonSchemaOfZod } from "./json-schema-grammar.js";
+import { type LoadedLlama, tokenizePrompt } from "./llama-cpp-loader.js";
+import { type LlamaCppModelOptions, toTokenOptions } from "./llama-cpp-model-options.js";
+import { resolveGenerateOptions } from "./native-generate-options.js";
+import { toolCallGrammar } from "./tool-call-format.js";
+
+/** One generation, checked and tokenized, ready to start. */
+export interface PreparedGeneration<T> {
+  readonly action: GenerateAction<T>;
+  readonly prompt: string;
+  readonly tokens: Int32Array;
+  readonly tokenizeMs: number;
+  readonly tools: Record<string, AbstractTool>;
+  readonly grammar: string | undefined;
+  readonly modelOptions: LlamaCppModelOptions;
+  readonly format: z.ZodType<T> | undefined;
+}
+
+export interface PreparationInput<T> {
+  readonly loaded: LoadedLlama;
+  readonly sandbox: ChatTemplateSandbox;
+  readonly formatter: ChatFormatter;
+  readonly action: GenerateAction<T>;
+  /** The context's view (empty for raw generation). */
+  readonly history: readonly Span[];
+  /** Spans whose representations may carry tools. */
+  readonly toolSpans: readonly Span[];
+  readonly options: ResolvedGenerateOptions<T>;
+}
+
+/**
+ * Everything that can fail before decoding, in order: option combinations, the grammar (zod format or
+ * tool calls), the chat template, tokenization, the context-size check (ContextOverflowError with both
+ * numbers) and every native option. Nothing native starts here.
+ */
+export async function prepareGeneration<T>(input: PreparationInput<T>): Promise<PreparedGeneration<T>> {
+  const { loaded, options } = input;
+  const modelOptions = options.modelOptions as LlamaCppModelOptions;
+  const format = options.format;
+  const toolChoice = modelOptions.toolChoice ?? "auto";
+  const callMode = toolChoice === "required" ? "required" : "auto";
+  // A format brings its own grammar, so tools are not offered alongside it.
+  const tools =
+    format !== undefined || toolChoice === "none"
+      ? {}
+      : collectTools([modelOptions.tools, options.tools], input.toolSpans);
+  const jsonTools: JsonTool[] = Object.values(tools).map((tool) => tool.asJsonTool());
+  if (modelOptions.grammar !== undefined && (format !== undefined || jsonTools.length > 0)) {
+    throw new InvalidModelOptionError(
+      "grammar",
+      "(a grammar)",
+      "a custom grammar cannot be combined with `format` or offered tools (they bring their own); drop one",
+    );
+  }
+  if (toolChoice === "required" && format === undefined && jsonTools.length === 0) {
+    throw new InvalidModelOptionError("toolChoice", toolChoice, 'offer at least one tool, or use "auto"');
+  }
+  const grammar =
+    modelOptions.grammar ??
+    (format !== undefined
+      ? await grammarForJsonSchema(jsonSchemaOfZod(format))
+      : jsonTools.length > 0
+        ? await toolCallGrammar(jsonTools, callMode)
+        : undefined);
+  const prompt = await renderChatPrompt(input.sandbox, loaded.template, {
+    messages: input.formatter.toChatMessages([...input.history, input.action]),
+    printer: input.formatter,
+    systemPrompt: modelOptions.systemPrompt,
+    tools: jsonTools,
+    toolChoice: callMode,
+    bosToken: loaded.bosToken,
+    eosToken: loaded.eosToken,
+  });
+  const tokenizeStart = performance.now();
+  const tokens = tokenizePrompt(loaded.model, prompt);
+  const tokenizeMs = performance.now() - tokenizeStart;
+  const sequenceSize = loaded.context.sequenceContextSize;
+  const limit = Math.min(sequenceSize, modelOptions.contextWindow ?? Number.POSITIVE_INFINITY);
+  const maxNewTokens = modelOptions.maxNewTokens;
+  if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
+    throw new ContextOverflowError(tokens.length, limit, maxNewTokens);
+  }
+  // A context window smaller than the context bounds the output too.
+  const bounded =
+    maxNewTokens === undefined && limit < sequenceSize
+      ? { ...modelOptions, maxNewTokens: limit - tokens.length }
+      : modelOptions;
+  // Validates every native option now, so no generation of a batch starts when one of them is bad.
+  resolveGenerateOptions(tokens, toTokenOptions(bounded, { grammar }), loaded.model.vocabSize, sequenceSize);
+  return { action: input.action, prompt, tokens, tokenizeMs, tools, grammar, modelOptions: bounded, format };
+}
