@@ -1,0 +1,171 @@
+#!/usr/bin/env node
+// What the HTTP path of `tessera serve` adds: time to first content token and tokens/s of the same
+// model, same backend object and same prompts, once in-process and once over loopback HTTP (raw fetch
+// reading SSE, and OpenAIBackend), runs interleaved. Run `npm run build` first.
+//
+//   node benchmarks/serve-overhead.mjs [--runs 20] [--tokens 32] [--model tiny] [--threads 1] [--json out.json]
+//
+// Every run uses a prompt that differs from its first token on, so no run profits from a cached prefix.
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
+import { OpenAIBackend } from "../dist/backends/openai/index.js";
+import { CBlock } from "../dist/core/cblock.js";
+import { startTesseraServer } from "../dist/server/index.js";
+import { SimpleContext } from "../dist/stdlib/contexts/simple-context.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    runs: { type: "string", default: "20" },
+    tokens: { type: "string", default: "32" },
+    model: { type: "string" },
+    threads: { type: "string", default: "1" },
+    json: { type: "string" },
+  },
+});
+const runs = Number(flags.runs);
+const maxTokens = Number(flags.tokens);
+const words = [
+  "amber",
+  "basil",
+  "cedar",
+  "delta",
+  "ember",
+  "fjord",
+  "grove",
+  "harbor",
+  "iris",
+  "jade",
+  "kelp",
+  "lotus",
+];
+const promptFor = (run, path) =>
+  `${words[run % words.length]} ${run} ${path}: tell me about the ${words[(run * 7) % words.length]} river.`;
+
+const median = (values) => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+const backend = await LlamaCppBackend.create({
+  ...(flags.model !== undefined && { model: flags.model }),
+  threads: Number(flags.threads),
+  sequences: 1,
+});
+const server = await startTesseraServer({ backend, port: 0 });
+const remote = new OpenAIBackend({ model: backend.modelId, baseUrl: `${server.url}/v1`, apiKey: "none" });
+const modelOptions = { temperature: 0, maxNewTokens: maxTokens, ignoreEos: true };
+
+/** A Backend read with for-await: TTFB is the first non-empty delta. */
+async function viaBackend(target, prompt) {
+  const started = performance.now();
+  const { thunk } = await target.generateFromContext(new CBlock(prompt), new SimpleContext(), {
+    modelOptions: target === backend ? modelOptions : { temperature: 0, maxNewTokens: maxTokens },
+  });
+  let first = null;
+  for await (const delta of thunk) if (first === null && delta.length > 0) first = performance.now();
+  const ended = performance.now();
+  const tokens = thunk.generation.usage?.completionTokens ?? 0;
+  return { ttfbMs: first - started, tokensPerSecond: ((tokens - 1) * 1000) / (ended - first), tokens };
+}
+
+/** Raw fetch over loopback, SSE read by hand: the thinnest HTTP client there is. */
+async function viaHttp(prompt) {
+  const started = performance.now();
+  const response = await fetch(`${server.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      messages: [{ role: "user", content: prompt }],
+      max_tokens: maxTokens,
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let first = null;
+  let tokens = 0;
+  let done = false;
+  for await (const bytes of response.body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end = buffer.indexOf("\n\n");
+    while (end !== -1) {
+      const data = buffer.slice(6, end);
+      buffer = buffer.slice(end + 2);
+      end = buffer.indexOf("\n\n");
+      if (data === "[DONE]") {
+        done = true;
+        continue;
+      }
+      const chunk = JSON.parse(data);
+      if (chunk.error) throw new Error(chunk.error.message);
+      if (first === null && chunk.choices[0]?.delta?.content) first = performance.now();
+      if (chunk.usage) tokens = chunk.usage.completion_tokens;
+    }
+  }
+  if (!done) throw new Error("stream ended without [DONE]: counted as a failure, not a fast run");
+  const ended = performance.now();
+  return { ttfbMs: first - started, tokensPerSecond: ((tokens - 1) * 1000) / (ended - first), tokens };
+}
+
+// One warm-up of each path (model pages, JIT, the first socket).
+await viaBackend(backend, promptFor(1000, "warm"));
+await viaHttp(promptFor(1001, "warm"));
+await viaBackend(remote, promptFor(1002, "warm"));
+
+const results = { inProcess: [], http: [], openaiBackend: [] };
+for (let run = 0; run < runs; run += 1) {
+  // Interleaved, order rotating, so drift (thermal, other load) hits every path alike.
+  const order = [
+    ["inProcess", () => viaBackend(backend, promptFor(run, "a"))],
+    ["http", () => viaHttp(promptFor(run, "b"))],
+    ["openaiBackend", () => viaBackend(remote, promptFor(run, "c"))],
+  ];
+  for (let index = 0; index < order.length; index += 1) {
+    const [name, measure] = order[(index + run) % order.length];
+    results[name].push(await measure());
+  }
+}
+
+const summary = {};
+for (const [name, samples] of Object.entries(results)) {
+  summary[name] = {
+    ttfbMedianMs: median(samples.map((sample) => sample.ttfbMs)),
+    tokensPerSecondMedian: median(samples.map((sample) => sample.tokensPerSecond)),
+    tokens: median(samples.map((sample) => sample.tokens)),
+  };
+}
+const overheadHttp = median(
+  results.http.map((sample, index) => sample.ttfbMs - results.inProcess[index].ttfbMs),
+);
+const overheadBackend = median(
+  results.openaiBackend.map((sample, index) => sample.ttfbMs - results.inProcess[index].ttfbMs),
+);
+const report = {
+  date: new Date().toISOString(),
+  model: backend.modelId,
+  runs,
+  maxTokens,
+  threads: Number(flags.threads),
+  summary,
+  medianTtfbOverheadMs: { rawFetch: overheadHttp, openaiBackend: overheadBackend },
+};
+
+const fixed = (value, digits = 2) => (value === null ? "n/a" : value.toFixed(digits));
+console.log(`| path | median TTFB (ms) | median tokens/s |`);
+console.log(`| --- | ---: | ---: |`);
+for (const [name, row] of Object.entries(summary)) {
+  console.log(`| ${name} | ${fixed(row.ttfbMedianMs)} | ${fixed(row.tokensPerSecondMedian, 1)} |`);
+}
+console.log(
+  `\nmedian TTFB added by HTTP (paired, ${runs} runs, ${backend.modelId}, ${maxTokens} tokens): raw fetch ${fixed(overheadHttp)} ms, OpenAIBackend ${fixed(overheadBackend)} ms`,
+);
+if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
+
+await server.close();
+await backend.dispose();
