@@ -42,7 +42,7 @@ describe("OpenAIBackend requests", () => {
     const baseUrl = streams("record-request", [chunk({ content: '{"ok":true}' }, { finishReason: "stop" })]);
     const backend = new OpenAIBackend({ model: "m", baseUrl });
     const context = new ChatContext().add(new Message("user", "Hi")).add(new Message("assistant", "Hello"));
-    const { thunk } = await backend.generateFromContext(new Message("user", "Answer"), context, {
+    const { thunk } = await backend.generateFromContext(new CBlock("Answer"), context, {
       format: z.object({ ok: z.boolean() }),
       tools: [weather],
       modelOptions: {
