@@ -1,0 +1,90 @@
+// `tessera serve`: the OpenAI-compatible server in front of the local llama.cpp backend. Concurrent
+// requests decode as parallel sequences of one context (--parallel); more wait (--queue) or get 503.
+import type { Command } from "commander";
+import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
+import { startTesseraServer } from "../../server/create-server.js";
+import { integerArgument } from "../number-arguments.js";
+import { resolveModelPath } from "../open-model.js";
+
+interface ServeFlags {
+  model?: string;
+  host: string;
+  port: number;
+  apiKey?: string;
+  parallel: number;
+  queue: number;
+  threads?: number;
+  contextSize?: number;
+  maxBodyBytes: number;
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  const path = await resolveModelPath(flags.model);
+  const backend = await LlamaCppBackend.create({
+    model: path,
+    sequences: flags.parallel,
+    ...(flags.model === undefined && { modelId: "tiny" }),
+    ...(flags.threads !== undefined && { threads: flags.threads }),
+    ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
+  });
+  let server: Awaited<ReturnType<typeof startTesseraServer>>;
+  try {
+    server = await startTesseraServer({
+      backend,
+      host: flags.host,
+      port: flags.port,
+      parallel: flags.parallel,
+      queue: flags.queue,
+      maxBodyBytes: flags.maxBodyBytes,
+      ...(flags.apiKey !== undefined && { apiKey: flags.apiKey }),
+    });
+  } catch (error) {
+    await backend.dispose();
+    throw error;
+  }
+  if (flags.host !== "127.0.0.1" && flags.host !== "localhost" && flags.apiKey === undefined) {
+    process.stderr.write(
+      `tessera: warning: listening on ${flags.host} without --api-key; anyone who can reach it can use it\n`,
+    );
+  }
+  // One line on stdout, so scripts (and tests) can read where the server listens.
+  process.stdout.write(
+    `tessera serve: ${backend.modelId} at ${server.url}/v1 (parallel ${flags.parallel}, queue ${flags.queue})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await server.close();
+  await backend.dispose();
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description(
+      "Serve a local GGUF model over the OpenAI-compatible API (/v1/chat/completions, /v1/completions)",
+    )
+    .option("--model <file|preset>", "a GGUF file or a preset name (default: the tiny test model)")
+    .option("--host <address>", "interface to bind; anything but loopback needs care", "127.0.0.1")
+    .option("--port <n>", "port (0 picks a free one)", integerArgument(0, 65535), 8080)
+    .option("--api-key <key>", "require 'Authorization: Bearer <key>' on /v1 and /metrics")
+    .option(
+      "--parallel <n>",
+      "generations decoded together as parallel sequences",
+      integerArgument(1, 256),
+      4,
+    )
+    .option("--queue <n>", "requests that may wait for a slot before 503", integerArgument(0, 100_000), 32)
+    .option("--threads <n>", "CPU threads for llama.cpp", integerArgument(1, 1024))
+    .option("--context-size <n>", "tokens per sequence (prompt + output)", integerArgument(16))
+    .option("--max-body-bytes <n>", "largest request body", integerArgument(1024), 16 * 1024 * 1024)
+    .action(async (flags: ServeFlags) => {
+      await serve(flags);
+    });
+}

@@ -1,0 +1,70 @@
+// `tessera serve` as users run it: the built CLI in a child process, on the tiny model.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let child: ChildProcess;
+let baseUrl: string;
+
+beforeAll(async () => {
+  child = spawn(
+    process.execPath,
+    [
+      "dist/cli/main.js",
+      "serve",
+      "--port",
+      "0",
+      "--threads",
+      "1",
+      "--parallel",
+      "2",
+      "--context-size",
+      "256",
+      "--api-key",
+      "k",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  let errors = "";
+  child.stderr!.on("data", (data: Buffer) => {
+    errors += data.toString();
+  });
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (data: Buffer) => {
+      output += data.toString();
+      const match = /at (http:\/\/\S+\/v1)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`tessera serve exited with ${code}: ${errors}`)));
+  });
+});
+
+afterAll(async () => {
+  if (child.exitCode === null) {
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  }
+});
+
+describe("tessera serve", () => {
+  it("binds to 127.0.0.1 and answers the official client with the API key", async () => {
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const client = new OpenAI({ baseURL: baseUrl, apiKey: "k", maxRetries: 0 });
+    const completion = await client.chat.completions.create({
+      model: "tiny",
+      messages: [{ role: "user", content: "Hi" }],
+      max_tokens: 4,
+    });
+    expect(completion.usage?.completion_tokens).toBe(4);
+    const refused = await fetch(`${baseUrl}/models`);
+    expect(refused.status).toBe(401);
+  });
+
+  it("exits cleanly on SIGTERM", async () => {
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+  });
+});
