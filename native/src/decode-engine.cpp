@@ -233,14 +233,7 @@ bool DecodeEngine::startGeneration(GenerationState& generation) {
 void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPointer, const float* row,
                           std::vector<std::shared_ptr<GenerationState>>& toNotify) {
   GenerationState& generation = *generationPointer;
-  auto& candidates = generation.candidates;
-  bool finite = true;
-  for (int32_t id = 0; id < vocabSize_; id++) {
-    const float logit = row[id];
-    finite &= std::isfinite(logit);
-    candidates[static_cast<size_t>(id)] = llama_token_data{id, logit, 0.0f};
-  }
-  if (!finite) {
+  if (!allFinite(row, vocabSize_)) {
     std::lock_guard<std::mutex> lock(mutex);
     clearSequence(generation.sequence);
     finishLocked(generationPointer, FinishReason::error, "ERR_NON_FINITE_LOGITS",
@@ -259,46 +252,70 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   }
   EventSlot& slot = generation.slots[writeIndex];
   const auto& config = generation.config;
+  // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
+  const bool direct = !generation.samplers.hasProcessing();
+  const bool needRawLogSumExp = config.raw.mode == CaptureMode::topK;
+  const float rawLogSumExp = (direct || needRawLogSumExp) ? logSumExpDense(row, vocabSize_) : 0.0f;
 
   if (config.raw.mode == CaptureMode::topK) {
     topKDense(row, vocabSize_, config.raw.topK, slot.raw);
-    slot.raw.logSumExp = logSumExpDense(row, vocabSize_);
+    slot.raw.logSumExp = rawLogSumExp;
   } else if (config.raw.mode == CaptureMode::full) {
     std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
     slot.raw.logSumExp = std::numeric_limits<float>::quiet_NaN();  // not computed: full vectors stay cheap
   }
 
-  llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
-  generation.samplers.applyProcessing(array);
-  // Without processing samplers the candidates are the raw row: the dense (vectorized) pass is faster.
-  const float processedLogSumExp =
-      generation.samplers.hasProcessing() ? logSumExpCandidates(array) : logSumExpDense(row, vocabSize_);
-  if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
-    std::lock_guard<std::mutex> lock(mutex);
-    clearSequence(generation.sequence);
-    finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES",
-                 "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at generated "
-                 "token " + std::to_string(generation.generated) + "; loosen the grammar or the bias",
-                 toNotify);
-    return;
+  llama_token token;
+  float chosenLogit;
+  float processedLogSumExp;
+  if (direct && config.sampler.greedy) {
+    // Greedy on untouched logits: no candidate array, no sort, one vectorized arg-max.
+    token = argMaxDense(row, vocabSize_);
+    chosenLogit = row[token];
+    processedLogSumExp = rawLogSumExp;
+    if (config.processed.mode == CaptureMode::topK) {
+      if (config.raw.mode == CaptureMode::topK && config.raw.topK == config.processed.topK) {
+        slot.processed = slot.raw;
+      } else {
+        topKDense(row, vocabSize_, config.processed.topK, slot.processed);
+      }
+      slot.processed.logSumExp = processedLogSumExp;
+    } else if (config.processed.mode == CaptureMode::full) {
+      std::memcpy(slot.processedFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+      slot.processed.logSumExp = processedLogSumExp;
+    }
+  } else {
+    auto& candidates = generation.candidates;
+    for (int32_t id = 0; id < vocabSize_; id++) candidates[static_cast<size_t>(id)] = llama_token_data{id, row[id], 0.0f};
+    llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
+    generation.samplers.applyProcessing(array);
+    processedLogSumExp = direct ? rawLogSumExp : logSumExpCandidates(array);
+    if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
+      std::lock_guard<std::mutex> lock(mutex);
+      clearSequence(generation.sequence);
+      finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES",
+                   "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at "
+                   "generated token " + std::to_string(generation.generated) + "; loosen the grammar or the bias",
+                   toNotify);
+      return;
+    }
+    if (config.processed.mode == CaptureMode::topK) {
+      topKCandidates(array, config.processed.topK, slot.processed);
+      slot.processed.logSumExp = processedLogSumExp;
+    } else if (config.processed.mode == CaptureMode::full) {
+      scatterCandidates(array, slot.processedFull.data(), vocabSize_);
+      slot.processed.logSumExp = processedLogSumExp;
+    }
+    generation.samplers.applySelector(array);
+    if (array.selected < 0 || static_cast<size_t>(array.selected) >= array.size) {
+      std::lock_guard<std::mutex> lock(mutex);
+      clearSequence(generation.sequence);
+      finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
+      return;
+    }
+    token = array.data[array.selected].id;
+    chosenLogit = array.data[array.selected].logit;
   }
-  if (config.processed.mode == CaptureMode::topK) {
-    topKCandidates(array, config.processed.topK, slot.processed);
-    slot.processed.logSumExp = processedLogSumExp;
-  } else if (config.processed.mode == CaptureMode::full) {
-    scatterCandidates(array, slot.processedFull.data(), vocabSize_);
-    slot.processed.logSumExp = processedLogSumExp;
-  }
-
-  generation.samplers.applySelector(array);
-  if (array.selected < 0 || static_cast<size_t>(array.selected) >= array.size) {
-    std::lock_guard<std::mutex> lock(mutex);
-    clearSequence(generation.sequence);
-    finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
-    return;
-  }
-  const llama_token token = array.data[array.selected].id;
-  const float chosenLogit = array.data[array.selected].logit;
   slot.token = token;
   slot.logprob = chosenLogit - processedLogSumExp;
   slot.raw.chosenLogit = row[token];

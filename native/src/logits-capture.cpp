@@ -153,6 +153,27 @@ void topKCandidates(const llama_token_data_array& candidates, int32_t k, TopKCap
   heap.write(out);
 }
 
+bool allFinite(const float* row, int32_t size) {
+  // x - x is 0 for finite x and NaN for NaN or +-inf; NaN survives the sum.
+  Float4 accumulated = {0, 0, 0, 0};
+  int32_t index = 0;
+  for (; index + 4 <= size; index += 4) {
+    const Float4 values = load4(row + index);
+    accumulated += values - values;
+  }
+  float total = accumulated[0] + accumulated[1] + accumulated[2] + accumulated[3];
+  for (; index < size; index++) total += row[index] - row[index];
+  return total == 0.0f;
+}
+
+int32_t argMaxDense(const float* row, int32_t size) {
+  const float maximum = maximumOf(row, size);
+  for (int32_t index = 0; index < size; index++) {
+    if (row[index] == maximum) return index;
+  }
+  return 0;
+}
+
 void scatterCandidates(const llama_token_data_array& candidates, float* out, int32_t vocabSize) {
   std::fill(out, out + vocabSize, negativeInfinity);
   for (size_t i = 0; i < candidates.size; i++) {

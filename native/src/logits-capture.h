@@ -29,6 +29,11 @@ float logSumExpCandidates(const llama_token_data_array& candidates);
 void topKDense(const float* row, int32_t size, int32_t k, TopKCapture& out);
 void topKCandidates(const llama_token_data_array& candidates, int32_t k, TopKCapture& out);
 
+// True when no entry is NaN or infinite.
+bool allFinite(const float* row, int32_t size);
+// Index of the first largest entry (what llama.cpp's greedy sampler picks).
+int32_t argMaxDense(const float* row, int32_t size);
+
 // Dense processed vector: -inf everywhere, then each surviving candidate's logit at its id.
 void scatterCandidates(const llama_token_data_array& candidates, float* out, int32_t vocabSize);
 }  // namespace tessera
