@@ -99,6 +99,19 @@ describe("tool calls", () => {
     }
   });
 
+  test("with toolChoice auto (the default) the answer is text or calls, and only calls become toolCalls", async () => {
+    for (const seed of [1, 2]) {
+      const { thunk } = await backend.generateFromContext(new CBlock("Hello"), new ChatContext(), {
+        tools: [time],
+        modelOptions: { seed, maxNewTokens: 24 },
+      });
+      const value = await thunk.avalue();
+      if (value.startsWith("<")) expect(thunk.toolCalls?.[0]?.name).toBe("get_time");
+      else expect(thunk.toolCalls).toBeNull();
+      expect(thunk.generateLog!.extra.grammar).toContain("root ::= tessera-tool-calls | tessera-free-text");
+    }
+  });
+
   test("the prompt describes the tools and the call format", async () => {
     const { thunk } = await backend.generateFromContext(new CBlock("Time?"), new ChatContext(), {
       tools: [time],
