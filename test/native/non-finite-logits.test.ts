@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NonFiniteLogitsError } from "../../src/backends/llamacpp/errors/non-finite-logits-error.js";
 import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import { modelsDirectory, vocabularyCacheDirectory } from "../../src/gguf/default-model.js";
+import { vocabularyCacheDirectory } from "../../src/gguf/default-model.js";
 import { writeGgufFile } from "../../src/gguf/gguf-writer.js";
 import { synthesizeLlamaModel } from "../../src/gguf/llama-synthesizer.js";
 import { modelPresets } from "../../src/gguf/model-presets.js";
@@ -17,7 +17,7 @@ describe("a model that produces NaN logits", () => {
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), "tessera-nan-"));
     const preset = modelPresets.tiny;
-    const vocabulary = await loadVocabulary(preset.vocabulary, vocabularyCacheDirectory(modelsDirectory()));
+    const vocabulary = await loadVocabulary(preset.vocabulary, vocabularyCacheDirectory());
     const synthesized = synthesizeLlamaModel({
       name: "nan",
       hyperParameters: preset.hyperParameters,
