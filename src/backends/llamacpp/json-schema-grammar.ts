@@ -51,6 +51,20 @@ const numberRules: Record<string, string> = {
  * removed), so a model under this grammar can only end the generation once the value is complete.
  */
 export async function grammarForJsonSchema(jsonSchema: unknown, rootName = "root"): Promise<string> {
+  // The same format or tool set is usually asked for again and again; the conversion is pure.
+  const key = `${rootName}\u0000${JSON.stringify(jsonSchema)}`;
+  const cached = grammarCache.get(key);
+  if (cached !== undefined) return cached;
+  const grammar = await convert(jsonSchema, rootName);
+  if (grammarCache.size >= grammarCacheSize) grammarCache.delete(grammarCache.keys().next().value!);
+  grammarCache.set(key, grammar);
+  return grammar;
+}
+
+const grammarCache = new Map<string, string>();
+const grammarCacheSize = 64;
+
+async function convert(jsonSchema: unknown, rootName: string): Promise<string> {
   const normalized = normalizeJsonSchema(jsonSchema);
   const generate = await loadGenerator();
   const generated = generate(normalized, { allowNewLines: false });
