@@ -197,7 +197,11 @@ describe("structured output on the tiny model", () => {
   });
 
   it("a named llamacpp session starts, generates and closes its own backend", async () => {
-    const session = await startSession({ backend: "llamacpp", model: "tiny" });
+    const session = await startSession({
+      backend: "llamacpp",
+      model: "tiny",
+      backendOptions: { threads: 1 },
+    });
     const { output } = await session.instruct("Hi", { modelOptions: short });
     expect(output.generation.provider).toBe("llama.cpp");
     await session[Symbol.asyncDispose]();

@@ -7,22 +7,25 @@ import { UnknownBackendError } from "../errors/unknown-backend-error.js";
 import { Session } from "./session.js";
 
 /** Builds a backend for a model; registered under a name so startSession({ backend: "name" }) finds it. */
-export type BackendFactory = (model: string | undefined) => Backend | Promise<Backend>;
+export type BackendFactory = (
+  model: string | undefined,
+  backendOptions: Readonly<Record<string, unknown>>,
+) => Backend | Promise<Backend>;
 
 // The built-in names load their backend module only when used: a session on one never loads the other.
 const factories = new Map<string, BackendFactory>([
   [
     "llamacpp",
-    async (model) => {
+    async (model, backendOptions) => {
       const { LlamaCppBackend } = await import("../../backends/llamacpp/llama-cpp-backend.js");
-      return LlamaCppBackend.create(model === undefined ? {} : { model });
+      return LlamaCppBackend.create({ ...backendOptions, ...(model === undefined ? {} : { model }) });
     },
   ],
   [
     "openai",
-    async (model) => {
+    async (model, backendOptions) => {
       const { OpenAIBackend } = await import("../../backends/openai/openai-backend.js");
-      return new OpenAIBackend(model === undefined ? {} : { model });
+      return new OpenAIBackend({ ...backendOptions, ...(model === undefined ? {} : { model }) });
     },
   ],
 ]);
@@ -41,6 +44,8 @@ export interface StartSessionOptions {
   backend: Backend | string;
   /** The model a named backend loads (a path or an id); ignored with a Backend instance. */
   model?: string;
+  /** Options for a named backend's constructor (say `{ threads: 1 }` for "llamacpp"); checked by the backend. */
+  backendOptions?: Readonly<Record<string, unknown>>;
   /** Starting context (default an empty ChatContext). */
   context?: Context;
   modelOptions?: ModelOptions;
@@ -54,7 +59,7 @@ export async function startSession(options: StartSessionOptions): Promise<Sessio
   if (typeof options.backend === "string") {
     const factory = factories.get(options.backend);
     if (factory === undefined) throw new UnknownBackendError(options.backend, [...factories.keys()]);
-    backend = await factory(options.model);
+    backend = await factory(options.model, options.backendOptions ?? {});
     ownsBackend = true;
   } else {
     backend = options.backend;
