@@ -12,6 +12,7 @@ export async function writeModelWithChatTemplate(
   folder: string,
   name: string,
   chatTemplate: string | null,
+  options: { nanOutput?: boolean } = {},
 ): Promise<string> {
   const preset = modelPresets.tiny;
   const vocabulary = await loadVocabulary(preset.vocabulary, vocabularyCacheDirectory());
@@ -25,7 +26,19 @@ export async function writeModelWithChatTemplate(
   const metadata = model.metadata.filter((entry) => entry.key !== "tokenizer.chat_template");
   if (chatTemplate !== null)
     metadata.push({ key: "tokenizer.chat_template", value: gguf.string(chatTemplate) });
+  // A broken model: an LM head of NaN makes every logit NaN.
+  const tensors = options.nanOutput
+    ? model.tensors.map((tensor) =>
+        tensor.name === "output.weight"
+          ? { ...tensor, data: () => nanBytes(tensor.shape.reduce((product, size) => product * size, 1)) }
+          : tensor,
+      )
+    : model.tensors;
   const path = join(folder, `${name}.gguf`);
-  await writeGgufFile(path, { metadata, tensors: model.tensors });
+  await writeGgufFile(path, { metadata, tensors });
   return path;
+}
+
+function* nanBytes(elements: number): Generator<Uint8Array> {
+  yield new Uint8Array(new Float32Array(elements).fill(Number.NaN).buffer);
 }

@@ -34,7 +34,7 @@ type Chunk = { text: string };
 interface Progress {
   completionTokens: number;
   firstTokenAt: number | null;
-  finishReason: "stop" | "length" | "abort" | null;
+  finishReason: "stop" | "length" | "abort" | "error" | null;
 }
 
 /**
@@ -120,7 +120,7 @@ async function produce<T>(
     if (producer.signal.aborted) return;
     producer.end();
   } catch (error) {
-    progress.finishReason = "abort";
+    progress.finishReason = GenerationAbortedError.isInstance(error) ? "abort" : "error";
     fillMetadata(run, progress, result);
     producer.fail(error);
   } finally {
