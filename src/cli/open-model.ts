@@ -3,7 +3,7 @@
 import { existsSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
+import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
 import {
   defaultModelSeed,
   generatePresetModel,
@@ -63,6 +63,8 @@ export interface OpenBackendOptions {
 
 export async function openBackend(options: OpenBackendOptions): Promise<LlamaCppBackend> {
   const path = await resolveModelPath(options.model, { quiet: options.quiet ?? false });
+  // Loaded on demand so that `tessera --help` and the other commands start without the native addon.
+  const { LlamaCppBackend } = await import("../backends/llamacpp/llama-cpp-backend.js");
   return LlamaCppBackend.create({
     model: path,
     sequences: 1,

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerChatCommand } from "./chat.js";
 import { registerInspectCommand } from "./inspect.js";
 import { registerModelsCommand } from "./models.js";
 import { registerRunCommand } from "./run.js";
@@ -9,5 +10,6 @@ export function registerCommands(program: Command): void {
   registerModelsCommand(program);
   registerRunCommand(program);
   registerInspectCommand(program);
+  registerChatCommand(program);
   registerServeCommand(program);
 }

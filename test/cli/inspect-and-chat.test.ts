@@ -1,0 +1,142 @@
+// `tessera inspect` and `tessera chat` spawned on the tiny model, and the page `inspect` writes opened in
+// a real headless Chromium: the end-to-end path from llama.cpp's logits to the coloured tokens.
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumAvailable, launchChromium } from "./support/chromium.js";
+import { linesOf, runCli } from "./support/run-cli.js";
+
+const artifacts = join(process.cwd(), "test-artifacts");
+mkdirSync(artifacts, { recursive: true });
+
+function embeddedReport(path: string) {
+  const page = readFileSync(path, "utf8");
+  return JSON.parse(page.match(/<script type="application\/json" id="report-data">([^<]*)<\/script>/)![1]!);
+}
+
+describe("tessera inspect", () => {
+  const out = join(artifacts, "inspect-e2e.html");
+
+  it("writes a page with every generated token, raw and processed", async () => {
+    const result = await runCli([
+      "inspect",
+      ...[
+        "--threads",
+        "1",
+        "--seed",
+        "5",
+        "--ignore-eos",
+        "-n",
+        "12",
+        "-t",
+        "0.8",
+        "--top-k",
+        "8",
+        "-k",
+        "6",
+      ],
+      "The capital of France is",
+      "--out",
+      out,
+      "--json",
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ path: out, tokens: 12, model: "tiny" });
+    const report = embeddedReport(out);
+    expect(report.tokens).toHaveLength(12);
+    expect(report.tokens.map((token: { text: string }) => token.text).join("")).toBe(summary.text);
+    for (const token of report.tokens) {
+      expect(token.processed.top).toHaveLength(6);
+      expect(token.raw.top).toHaveLength(6);
+      // top-k 8 cuts the rest of the vocabulary: processed probabilities are far above the raw ones.
+      expect(token.processed.logprob).toBeGreaterThan(token.raw.logprob);
+      expect(token.raw.entropyBits).toBeGreaterThan(token.processed.entropyBits);
+    }
+    expect(report.settings).toMatchObject({ temperature: 0.8, topK: 8, seed: 5 });
+  });
+
+  it("requires --out", async () => {
+    const result = await runCli(["inspect", "x"]);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual(["error: required option '-o, --out <file>' not specified"]);
+  });
+
+  describe.skipIf(!chromiumAvailable())("its page in Chromium", () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchChromium();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it("colours the real tokens, switches views, and shows alternatives", async () => {
+      const report = embeddedReport(out);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+      const problems: string[] = [];
+      page.on("pageerror", (error) => problems.push(error.message));
+      await page.goto(`file://${out}`);
+      expect(await page.$$(".output .token")).toHaveLength(report.tokens.length);
+      const colours = () =>
+        page.$$eval(".output .token", (elements) => elements.map((element) => element.getAttribute("style")));
+      const processed = await colours();
+      await page.click('.switch button[data-view="raw"]');
+      expect(await colours()).not.toEqual(processed);
+      await page.click('.output .token[data-index="4"]');
+      expect(await page.$$("#alternatives tr")).not.toHaveLength(0);
+      expect(await page.textContent("#details")).toMatch(/rank.*entropy/s);
+      await page.screenshot({ path: join(artifacts, "inspect-e2e.png"), fullPage: true });
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  });
+});
+
+describe("tessera chat", () => {
+  it("answers one turn per piped line and keeps going after /reset", async () => {
+    const result = await runCli(["chat", "--threads", "1", "--seed", "1", "--ignore-eos", "-n", "4"], {
+      input: "Hello\nHow are you?\n/reset\nHello\n",
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const lines = linesOf(result.stdout);
+    expect(lines).toHaveLength(4);
+    expect(lines[2]).toBe("(history cleared)");
+    // After /reset the same first message with the same seed gives the same answer: the history is gone.
+    expect(lines[3]).toBe(lines[0]);
+  });
+
+  it("sees the history: the same message answers differently after an earlier turn", async () => {
+    const fresh = await runCli(["chat", "--threads", "1", "--seed", "1", "--ignore-eos", "-n", "4"], {
+      input: "How are you?\n",
+    });
+    const afterHello = await runCli(["chat", "--threads", "1", "--seed", "1", "--ignore-eos", "-n", "4"], {
+      input: "Hello\nHow are you?\n",
+    });
+    expect(linesOf(afterHello.stdout)[1]).not.toBe(linesOf(fresh.stdout)[0]);
+  });
+
+  it("reports a turn that does not fit and goes on", async () => {
+    const result = await runCli(["chat", "--threads", "1", "--context-size", "64", "-n", "4"], {
+      input: `${"word ".repeat(400)}\nHi\n`,
+    });
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^tessera: Context overflow/);
+    expect(linesOf(result.stdout).filter((line) => line.trim() !== "")).toHaveLength(1);
+  });
+});
+
+describe("every command has help with examples", () => {
+  for (const command of ["run", "chat", "inspect"]) {
+    it(`tessera ${command} --help`, async () => {
+      const result = await runCli([command, "--help"]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: tessera ${command}`);
+      expect(result.stdout).toContain("Examples:");
+    });
+  }
+});
