@@ -146,7 +146,13 @@ const overheadHttp = median(
 const overheadBackend = median(
   results.openaiBackend.map((sample, index) => sample.ttfbMs - results.inProcess[index].ttfbMs),
 );
+// The server's own view: request arrival to first content byte written (its TTFB histogram).
+const ttfbMetric = (await server.metrics.ttfb.get()).values;
+const serverSum = ttfbMetric.find((value) => value.metricName?.endsWith("_sum"))?.value ?? null;
+const serverCount = ttfbMetric.find((value) => value.metricName?.endsWith("_count"))?.value ?? null;
+const serverMeanTtfbMs = serverSum === null || !serverCount ? null : (serverSum / serverCount) * 1000;
 const report = {
+  serverMeanTtfbMs,
   date: new Date().toISOString(),
   model: backend.modelId,
   runs,
@@ -164,6 +170,9 @@ for (const [name, row] of Object.entries(summary)) {
 }
 console.log(
   `\nmedian TTFB added by HTTP (paired, ${runs} runs, ${backend.modelId}, ${maxTokens} tokens): raw fetch ${fixed(overheadHttp)} ms, OpenAIBackend ${fixed(overheadBackend)} ms`,
+);
+console.log(
+  `server-side mean TTFB (arrival to first content write, all HTTP runs): ${fixed(serverMeanTtfbMs)} ms`,
 );
 if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
 

@@ -184,7 +184,7 @@ describe("the official client against tessera serve on the tiny model", () => {
 describe("OpenAIBackend against tessera serve: a full round trip through our own stack", () => {
   it("gives the same greedy text and logprobs as the in-process backend", async () => {
     const remote = new OpenAIBackend({ model: "tiny", baseUrl: `${server.url}/v1`, apiKey: "none" });
-    const modelOptions = { maxNewTokens: 8, temperature: 0, logits: 3 } as const;
+    const modelOptions = { maxNewTokens: 8, temperature: 0, logits: 3, rawLogits: 2 } as const;
     const { thunk: overHttp } = await remote.generateFromContext(
       new CBlock("Once upon a time"),
       new ChatContext(),
@@ -211,6 +211,12 @@ describe("OpenAIBackend against tessera serve: a full round trip through our own
     remoteTrace.steps.forEach((step, index) => {
       expect(step.logprob).toBeCloseTo(localTrace.steps[index]!.logprob!, 4);
     });
+    // Raw logits travel through the extension field with token ids and logits intact.
+    const remoteRaw = overHttp.generation.rawLogits!;
+    const localRaw = local.generation.rawLogits!;
+    expect(remoteRaw).toMatchObject({ kind: "raw", source: "tessera-serve", topK: 2 });
+    expect(remoteRaw.steps.map((step) => step.token)).toEqual(localRaw.steps.map((step) => step.token));
+    expect(remoteRaw.steps[0]!.top[0]!.logit).toBeCloseTo(localRaw.steps[0]!.top[0]!.logit!, 4);
   });
 
   it("streams, offers tools and parses structured output over HTTP", async () => {
