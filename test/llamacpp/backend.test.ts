@@ -213,6 +213,35 @@ describe("LlamaCppBackend", () => {
       expect(await text("Still there?", { maxNewTokens: 4, seed: 2 })).toBeTypeOf("string");
     });
 
+    test("aborting before the first token (during prefill) rejects and frees the sequence", async () => {
+      const controller = new AbortController();
+      const { thunk } = await backend.generateFromContext(
+        new CBlock("word ".repeat(150)),
+        new ChatContext(),
+        {
+          modelOptions: { maxNewTokens: 50, seed: 1 },
+          signal: controller.signal,
+        },
+      );
+      controller.abort();
+      const error = await thunk.avalue().catch((caught: unknown) => caught);
+      expect(GenerationAbortedError.isInstance(error)).toBe(true);
+      await waitFor(() => backend.context.runningGenerations === 0);
+      expect(thunk.generation.finishReasons).toEqual(["abort"]);
+    });
+
+    test("aborting after the end changes nothing", async () => {
+      const controller = new AbortController();
+      const { thunk } = await backend.generateFromContext(new CBlock("Done"), new ChatContext(), {
+        modelOptions: { maxNewTokens: 4, seed: 1 },
+        signal: controller.signal,
+      });
+      const value = await thunk.avalue();
+      controller.abort();
+      expect(await thunk.avalue()).toBe(value);
+      expect(thunk.generation.finishReasons).toEqual(["length"]);
+    });
+
     test("an already aborted signal starts nothing", async () => {
       const error = await backend
         .generateFromContext(new CBlock("No"), new ChatContext(), { signal: AbortSignal.abort() })
