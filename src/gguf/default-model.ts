@@ -4,7 +4,7 @@
 // file; within one process they also share one generation.
 import { existsSync, statSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GgufUnknownPresetError } from "./errors/gguf-unknown-preset-error.js";
 import type { GgufWriteProgress } from "./gguf-writer.js";
@@ -64,7 +64,11 @@ export async function generatePresetModel(
     type,
     seed,
   });
-  const temporary = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  // Same folder (so the rename is atomic), and a `.tmp-` prefix that .gitignore already covers in models/.
+  const temporary = join(
+    dirname(path),
+    `.tmp-${process.pid}-${Math.random().toString(36).slice(2)}-${basename(path)}`,
+  );
   try {
     const result = await writeGgufFile(temporary, {
       ...model,

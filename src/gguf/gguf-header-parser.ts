@@ -106,7 +106,18 @@ function readScalar(
   }
 }
 
-function readArray(cursor: ByteCursor, key: string): GgufArrayItem {
+// Arrays of arrays are legal, but nothing real nests more than twice; a hostile file could nest a
+// million levels in 12 MB and overflow the stack.
+const maximumArrayNesting = 8;
+
+function readArray(cursor: ByteCursor, key: string, depth = 1): GgufArrayItem {
+  if (depth > maximumArrayNesting) {
+    throw new GgufInvalidMetadataError({
+      offset: cursor.offset,
+      key,
+      problem: `arrays nested more than ${maximumArrayNesting} deep`,
+    });
+  }
   const itemType = readValueType(cursor, key);
   const minimumItemBytes =
     ggufFixedValueSize(itemType) ?? (itemType === "string" ? minimumStringBytes : minimumArrayBytes);
@@ -114,7 +125,7 @@ function readArray(cursor: ByteCursor, key: string): GgufArrayItem {
   // Grown by push, never preallocated from the header: `length` is already capped by the bytes left.
   const values: GgufArrayItem[] = [];
   for (let index = 0; index < length; index++) {
-    values.push(itemType === "array" ? readArray(cursor, key) : readScalar(cursor, itemType, key));
+    values.push(itemType === "array" ? readArray(cursor, key, depth + 1) : readScalar(cursor, itemType, key));
   }
   return { type: "array", itemType, values };
 }

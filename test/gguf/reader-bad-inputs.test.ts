@@ -269,6 +269,19 @@ describe("reading invalid key/values", () => {
       "UTF-8",
     ],
     [
+      "arrays nested 100 deep",
+      keyValue("general.nested", (sink) => {
+        sink.uint32(valueType.array);
+        for (let depth = 0; depth < 100; depth++) {
+          sink.uint32(valueType.array);
+          sink.uint64(1n);
+        }
+        sink.uint32(valueType.uint32);
+        sink.uint64(0n);
+      }),
+      "nested more than 8 deep",
+    ],
+    [
       "a duplicate key",
       craft({ tensorCount: 0n, keyValueCount: 2n }, (sink) => {
         for (let index = 0; index < 2; index++) {
