@@ -158,6 +158,25 @@ describe("LlamaCppBackend", () => {
       expect((error as ContextOverflowError).promptTokens).toBeGreaterThan(256);
     });
 
+    test("contextWindow caps the prompt and bounds the output", async () => {
+      const probe = await generate("Window", { maxNewTokens: 1, seed: 1 });
+      await probe.avalue();
+      const promptTokens = probe.generation.usage!.promptTokens;
+      const bounded = await generate("Window", {
+        contextWindow: promptTokens + 3,
+        seed: 1,
+        ignoreEos: true,
+      } as never);
+      await bounded.avalue();
+      expect(bounded.generation.usage?.completionTokens).toBe(3);
+      expect(bounded.generation.finishReasons).toEqual(["length"]);
+      const error = await text("Window", { contextWindow: promptTokens, seed: 1 }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(ContextOverflowError.isInstance(error)).toBe(true);
+      expect((error as ContextOverflowError).contextSize).toBe(promptTokens);
+    });
+
     test("invalid options are rejected before any work", async () => {
       const attempts: Array<[Record<string, unknown>, (error: unknown) => boolean]> = [
         [{ temperature: -1 }, InvalidModelOptionError.isInstance],
@@ -240,6 +259,23 @@ describe("LlamaCppBackend", () => {
       controller.abort();
       expect(await thunk.avalue()).toBe(value);
       expect(thunk.generation.finishReasons).toEqual(["length"]);
+    });
+
+    test("one signal shared by many generations collects no listeners", async () => {
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on("warning", onWarning);
+      const controller = new AbortController();
+      for (let index = 0; index < 20; index++) {
+        const { thunk } = await backend.generateFromContext(new CBlock("Again"), new ChatContext(), {
+          modelOptions: { maxNewTokens: 2, seed: index },
+          signal: controller.signal,
+        });
+        await thunk.avalue();
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      process.off("warning", onWarning);
+      expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
     });
 
     test("an already aborted signal starts nothing", async () => {
