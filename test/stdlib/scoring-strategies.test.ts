@@ -133,9 +133,12 @@ describe("BestOfNStrategy", () => {
 
   it("refuses to score by logprob on a backend without logits, before generating", async () => {
     const backend = scripted(["a", "b"]);
-    await expect(
-      new BestOfNStrategy({ n: 2 }).sample(new CBlock("q"), new SimpleContext(), backend),
-    ).rejects.toBeInstanceOf(MissingLogitsError);
+    const error = await new BestOfNStrategy({ n: 2 })
+      .sample(new CBlock("q"), new SimpleContext(), backend)
+      .catch((caught: unknown) => caught);
+    expect(MissingLogitsError.isInstance(error)).toBe(true);
+    expect((error as MissingLogitsError).sampleIndex).toBeNull();
+    expect((error as Error).message).toContain("reports no logits capability");
     expect(backend.calls).toHaveLength(0);
   });
 

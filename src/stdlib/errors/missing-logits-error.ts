@@ -6,11 +6,14 @@ const marker = Symbol.for("tessera.error.MissingLogitsError");
 export class MissingLogitsError extends TesseraError {
   readonly [marker] = true;
 
-  readonly sampleIndex: number;
+  /** The sample without logprobs; null when the backend reports no logits capability at all. */
+  readonly sampleIndex: number | null;
 
-  constructor(sampleIndex: number, modelId: string) {
+  constructor(sampleIndex: number | null, modelId: string) {
     super(
-      `Sample ${sampleIndex} from model "${modelId}" has no per-token log-probabilities, so it cannot be scored by mean logprob. ` +
+      (sampleIndex === null
+        ? `The backend of model "${modelId}" reports no logits capability, so samples cannot be scored by mean logprob. `
+        : `Sample ${sampleIndex} from model "${modelId}" came back without per-token log-probabilities, so it cannot be scored by mean logprob. `) +
         "Use a backend with logits capability (BestOfNStrategy asks for them itself), or pass a score function.",
     );
     this.name = "MissingLogitsError";

@@ -30,7 +30,7 @@ export class BestOfNStrategy extends ScoringSamplingStrategy {
   protected override prepareRun<T>(run: SampleRun<T>, backend: Backend): SampleRun<T> {
     if (this.score !== null) return run;
     if (!backend.capabilities.logits && !backend.capabilities.rawLogits)
-      throw new MissingLogitsError(0, backend.modelId);
+      throw new MissingLogitsError(null, backend.modelId);
     const logitsOption = backend.capabilities.logits ? { logits: 1 } : { rawLogits: 1 };
     // The caller's own logits request (say "full") wins; top-1 is the cheapest that carries logprobs.
     return { ...run, modelOptions: mergeModelOptions(logitsOption, run.modelOptions) };
