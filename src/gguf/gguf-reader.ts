@@ -3,12 +3,20 @@
 // and never a length written in the file.
 import { open } from "node:fs/promises";
 import { NeedMoreBytesSignal } from "./byte-cursor.js";
+import { GgufHeaderTooLargeError } from "./errors/gguf-header-too-large-error.js";
 import type { GgufFileInfo, GgufTensorInfo } from "./gguf-file-info.js";
 import { parseGgufHeader } from "./gguf-header-parser.js";
 
 const initialPrefixBytes = 1 << 20;
+export const defaultMaxHeaderBytes = 256 << 20;
 
-export async function readGgufFile(path: string): Promise<GgufFileInfo> {
+export interface ReadGgufOptions {
+  /** Largest header (everything before the tensor data) to load; default 256 MiB. */
+  readonly maxHeaderBytes?: number;
+}
+
+export async function readGgufFile(path: string, options: ReadGgufOptions = {}): Promise<GgufFileInfo> {
+  const maxHeaderBytes = options.maxHeaderBytes ?? defaultMaxHeaderBytes;
   const handle = await open(path, "r");
   try {
     const { size: fileSize } = await handle.stat();
@@ -24,7 +32,14 @@ export async function readGgufFile(path: string): Promise<GgufFileInfo> {
         );
       } catch (error) {
         if (!(error instanceof NeedMoreBytesSignal)) throw error;
-        prefixLength = Math.min(fileSize, Math.max(prefixLength * 2, error.bytesNeeded + initialPrefixBytes));
+        if (error.bytesNeeded > maxHeaderBytes) {
+          throw new GgufHeaderTooLargeError({ limit: maxHeaderBytes, offset: prefixLength });
+        }
+        prefixLength = Math.min(
+          fileSize,
+          maxHeaderBytes,
+          Math.max(prefixLength * 2, error.bytesNeeded + initialPrefixBytes),
+        );
       }
     }
   } finally {

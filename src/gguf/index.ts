@@ -7,6 +7,7 @@ export {
   resolveModel,
 } from "./default-model.js";
 export { GgufError } from "./errors/gguf-error.js";
+export { GgufHeaderTooLargeError } from "./errors/gguf-header-too-large-error.js";
 export { GgufInvalidHeaderError } from "./errors/gguf-invalid-header-error.js";
 export { GgufInvalidMetadataError } from "./errors/gguf-invalid-metadata-error.js";
 export { GgufInvalidTensorInfoError } from "./errors/gguf-invalid-tensor-info-error.js";
@@ -20,7 +21,7 @@ export { float16ToFloat32, float32ToFloat16 } from "./float16.js";
 export { type GgmlTypeName, ggmlTypes } from "./ggml-type.js";
 export type { GgufFileInfo, GgufTensorInfo } from "./gguf-file-info.js";
 export { encodeGgufHeader, type GgufLayout, type GgufTensorDescription } from "./gguf-header-encoder.js";
-export { parseGgufBytes, readGgufFile, readGgufTensorBytes } from "./gguf-reader.js";
+export { parseGgufBytes, type ReadGgufOptions, readGgufFile, readGgufTensorBytes } from "./gguf-reader.js";
 export {
   type GgufArrayValue,
   type GgufMetadataEntry,

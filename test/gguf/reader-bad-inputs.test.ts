@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ByteSink } from "../../src/gguf/byte-sink.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
 import { GgufError } from "../../src/gguf/errors/gguf-error.js";
+import { GgufHeaderTooLargeError } from "../../src/gguf/errors/gguf-header-too-large-error.js";
 import { GgufInvalidHeaderError } from "../../src/gguf/errors/gguf-invalid-header-error.js";
 import { GgufInvalidMetadataError } from "../../src/gguf/errors/gguf-invalid-metadata-error.js";
 import { GgufInvalidTensorInfoError } from "../../src/gguf/errors/gguf-invalid-tensor-info-error.js";
@@ -179,6 +180,20 @@ function singleTensorFile(
     for (let index = 0; index < dataBytes; index++) sink.uint8(0);
   });
 }
+
+describe("reading a header larger than the limit", () => {
+  it("stops loading at maxHeaderBytes instead of following the file", async () => {
+    const bytes = craft({ tensorCount: 0n, keyValueCount: 1n }, (sink) => {
+      sink.string("general.big");
+      sink.uint32(valueType.string);
+      sink.string("x".repeat(3 << 20));
+    });
+    const path = scratch.file("big-header.gguf", bytes);
+    const error = await readGgufFile(path, { maxHeaderBytes: 2 << 20 }).catch((caught: unknown) => caught);
+    expect(GgufHeaderTooLargeError.isInstance(error)).toBe(true);
+    expect((await readGgufFile(path)).metadata[0]!.key).toBe("general.big");
+  });
+});
 
 describe("reading lying tensor info (case 4)", () => {
   const lies: [string, Uint8Array, string][] = [
