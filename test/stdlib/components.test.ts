@@ -41,7 +41,7 @@ describe("Instruction", () => {
   });
 
   it("accepts a bare description and renders nothing else", () => {
-    expect(formatter.print(new Instruction("Say hi.")).trim()).toBe("Say hi.");
+    expect(formatter.print(new Instruction("Say hi."))).toBe("Say hi.");
   });
 
   it("copyAndRepair adds the repair note to a copy and leaves the original untouched", () => {
