@@ -1,7 +1,7 @@
 // Streams a GGUF file to disk: the header first, then each tensor's data as its producer yields it,
 // padded to the alignment. Memory stays at two 8 MiB batches whatever the model size (an 8B F16 model
 // is 16 GB). Writes overlap with producing the next batch.
-import { open, rm } from "node:fs/promises";
+import { type FileHandle, open, rm } from "node:fs/promises";
 import { GgufWriteError } from "./errors/gguf-write-error.js";
 import { encodeGgufHeader, type GgufTensorDescription } from "./gguf-header-encoder.js";
 import type { GgufMetadataEntry } from "./gguf-value.js";
@@ -28,6 +28,15 @@ export interface GgufWriteOptions {
 
 const batchBytes = 8 << 20;
 
+// A write may take fewer bytes than offered (rare for files, but allowed): keep going until all are down.
+async function writeFully(handle: FileHandle, bytes: Uint8Array, length: number): Promise<void> {
+  let offset = 0;
+  while (offset < length) {
+    const { bytesWritten } = await handle.write(bytes, offset, length - offset);
+    offset += bytesWritten;
+  }
+}
+
 export async function writeGgufFile(path: string, options: GgufWriteOptions): Promise<GgufWriteProgress> {
   options.signal?.throwIfAborted();
   const layout = encodeGgufHeader(options.metadata, options.tensors);
@@ -43,7 +52,7 @@ export async function writeGgufFile(path: string, options: GgufWriteOptions): Pr
     await pendingWrite; // the other batch must be on disk before we refill it next round
     const batch = batches[batchIndex]!;
     const length = filled;
-    pendingWrite = handle.write(batch, 0, length).then(() => {
+    pendingWrite = writeFully(handle, batch, length).then(() => {
       bytesWritten += length;
       options.onProgress?.({ bytesWritten, totalBytes: layout.totalBytes });
     });
