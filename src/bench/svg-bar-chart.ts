@@ -55,7 +55,6 @@ export function svgBarChart(input: BarChartInput): string {
   const barGap = 4;
   const groupGap = 16;
   const top = input.subtitle ? 64 : 46;
-  const legendHeight = 22 * Math.ceil(series.length / 4) + 8;
   const plotWidth = width - labelWidth - valueWidth - 20;
   const maximum = niceMaximum(
     Math.max(
@@ -112,11 +111,22 @@ export function svgBarChart(input: BarChartInput): string {
     );
   }
   const legendTop = plotBottom + 34;
-  const legend = series.map((name, index) => {
-    const x = labelWidth + (index % 4) * 170;
-    const legendY = legendTop + Math.floor(index / 4) * 22;
-    return `<rect x="${x}" y="${legendY}" width="12" height="12" rx="2" fill="${colourOf(name)}"/><text x="${x + 18}" y="${legendY + 10}" font-size="12" fill="#1d2330">${escapeXml(name)}</text>`;
-  });
+  // Items flow left to right and wrap; widths are estimated from the text (about 7 px per character).
+  const legend: string[] = [];
+  let legendX = labelWidth;
+  let legendY = legendTop;
+  for (const name of series) {
+    const itemWidth = 18 + name.length * 7 + 24;
+    if (legendX > labelWidth && legendX + itemWidth > width - 10) {
+      legendX = labelWidth;
+      legendY += 22;
+    }
+    legend.push(
+      `<rect x="${legendX}" y="${legendY}" width="12" height="12" rx="2" fill="${colourOf(name)}"/><text x="${legendX + 18}" y="${legendY + 10}" font-size="12" fill="#1d2330">${escapeXml(name)}</text>`,
+    );
+    legendX += itemWidth;
+  }
+  const legendHeight = legendY - legendTop + 30;
   const height = legendTop + legendHeight;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">`,

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerBenchCommand } from "./bench.js";
 import { registerChatCommand } from "./chat.js";
 import { registerInspectCommand } from "./inspect.js";
 import { registerModelsCommand } from "./models.js";
@@ -11,5 +12,6 @@ export function registerCommands(program: Command): void {
   registerRunCommand(program);
   registerInspectCommand(program);
   registerChatCommand(program);
+  registerBenchCommand(program);
   registerServeCommand(program);
 }

@@ -1,0 +1,34 @@
+// Where llama.cpp's own llama-bench and llama-server are: $TESSERA_LLAMA_BENCH / $TESSERA_LLAMA_SERVER, or
+// the build of `npm run bench:peers` (scripts/bench-peers.mjs) under .cache/bench-peers/<tag>/build/bin.
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type PeerBinaryName = "llama-bench" | "llama-server";
+
+const environmentOverrides: Record<PeerBinaryName, string> = {
+  "llama-bench": "TESSERA_LLAMA_BENCH",
+  "llama-server": "TESSERA_LLAMA_SERVER",
+};
+
+/** The package root, from src/bench/ or dist/bench/. */
+export function packageRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+}
+
+/** The binary's path, or null with nothing built. */
+export function findPeerBinary(name: PeerBinaryName): string | null {
+  const override = process.env[environmentOverrides[name]];
+  if (override) return existsSync(override) ? resolve(override) : null;
+  const cache = join(packageRoot(), ".cache", "bench-peers");
+  if (!existsSync(cache)) return null;
+  for (const build of readdirSync(cache).sort().reverse()) {
+    const candidate = join(cache, build, "build", "bin", name);
+    if (existsSync(join(cache, build, ".complete")) && existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+export function peerMissingNote(name: PeerBinaryName): string {
+  return `${name} is not built; run \`npm run bench:peers\` (builds llama.cpp from node-llama-cpp's bundle, ~15 min on 2 cores) or set ${environmentOverrides[name]}`;
+}

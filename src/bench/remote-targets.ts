@@ -1,0 +1,68 @@
+// Remote OpenAI-compatible providers for the latency benchmark, from flags or the environment:
+//   --remote "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY"     (base URL, model, name of the key's variable)
+//   TESSERA_BENCH_REMOTES="http://gpu-box:8000/v1,meta-llama/Llama-3.2-1B http://localhost:11434/v1,llama3.2"
+// The key itself is read from the named variable, never from the command line (it would show in `ps`).
+import { InvalidRemoteSpecError } from "./errors/invalid-remote-spec-error.js";
+import { OpenAIHttpTarget } from "./targets/openai-http-target.js";
+
+export interface RemoteSpec {
+  name: string;
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+}
+
+export function parseRemoteSpec(spec: string, environment: NodeJS.ProcessEnv = process.env): RemoteSpec {
+  const [baseUrl = "", model = "", keyVariable, ...rest] = spec.split(",").map((part) => part.trim());
+  if (rest.length > 0 || baseUrl === "" || model === "")
+    throw new InvalidRemoteSpecError(spec, "expected <base URL>,<model>[,<API key variable>]");
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new InvalidRemoteSpecError(spec, `"${baseUrl}" is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new InvalidRemoteSpecError(spec, "only http(s) URLs are supported");
+  let apiKey: string | undefined;
+  if (keyVariable !== undefined && keyVariable !== "") {
+    apiKey = environment[keyVariable];
+    if (apiKey === undefined || apiKey === "")
+      throw new InvalidRemoteSpecError(spec, `the variable ${keyVariable} is not set`);
+  }
+  return { name: `${url.host} ${model}`, baseUrl, model, ...(apiKey !== undefined && { apiKey }) };
+}
+
+/** Specs from the flags plus $TESSERA_BENCH_REMOTES (space-separated). */
+export function remoteSpecs(
+  flags: ReadonlyArray<string>,
+  environment: NodeJS.ProcessEnv = process.env,
+): RemoteSpec[] {
+  const fromEnvironment = (environment.TESSERA_BENCH_REMOTES ?? "")
+    .split(/\s+/)
+    .filter((part) => part !== "");
+  return [...flags, ...fromEnvironment].map((spec) => parseRemoteSpec(spec, environment));
+}
+
+export function remoteTarget(spec: RemoteSpec): OpenAIHttpTarget {
+  return new OpenAIHttpTarget({
+    name: `remote: ${spec.name}`,
+    baseUrl: spec.baseUrl,
+    model: spec.model,
+    ...(spec.apiKey !== undefined && { apiKey: spec.apiKey }),
+    prepare: async (signal) => {
+      // One request up front so that an unreachable or misconfigured provider skips its row with a reason.
+      const response = await fetch(`${spec.baseUrl.replace(/\/+$/, "")}/models`, {
+        headers: spec.apiKey ? { authorization: `Bearer ${spec.apiKey}` } : {},
+        signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
+      }).catch((error: unknown) => {
+        throw new Error(
+          `cannot reach ${spec.baseUrl}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
+      await response.arrayBuffer();
+      if (response.status === 401 || response.status === 403)
+        throw new Error(`HTTP ${response.status}: check the API key`);
+    },
+  });
+}

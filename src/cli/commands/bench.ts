@@ -1,0 +1,148 @@
+// `tessera bench ttfb|throughput|strategies`: side-by-side benchmarks against node-llama-cpp and
+// llama.cpp's own tools, written as JSON, a markdown table and an SVG chart (benchmarks/results/).
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { describeMachine } from "../../bench/machine-info.js";
+import { remoteSpecs } from "../../bench/remote-targets.js";
+import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
+import { ttfbChart, ttfbMarkdown } from "../../bench/ttfb-report.js";
+import { type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
+import { writeResults } from "../../bench/write-results.js";
+import { integerArgument, listOfIntegers } from "../number-arguments.js";
+import { resolveModelPath } from "../open-model.js";
+import { delayedProgressBar } from "../progress-bar.js";
+import { registerStrategiesBenchCommand } from "./bench-strategies.js";
+import { registerThroughputBenchCommand } from "./bench-throughput.js";
+
+interface TtfbFlags {
+  model?: string;
+  threads: number;
+  contextSize?: number;
+  promptTokens?: number[];
+  runs?: number;
+  maxTokens?: number;
+  warmup?: number;
+  rows?: string[];
+  remote?: string[];
+  out: string;
+  quick?: boolean;
+  json?: boolean;
+}
+
+function parseRows(values: ReadonlyArray<string>): LocalRow[] {
+  return values
+    .flatMap((value) => value.split(","))
+    .map((row) => {
+      if (!(localRows as readonly string[]).includes(row)) {
+        throw new Error(`Unknown row "${row}". Rows: ${localRows.join(", ")}.`);
+      }
+      return row as LocalRow;
+    });
+}
+
+async function ttfb(flags: TtfbFlags): Promise<void> {
+  const quick = flags.quick === true;
+  const promptTokens = flags.promptTokens ?? (quick ? [16, 64] : [16, 256, 1024]);
+  const runs = flags.runs ?? (quick ? 2 : 10);
+  const maxTokens = flags.maxTokens ?? (quick ? 8 : 32);
+  const warmupRuns = flags.warmup ?? (quick ? 0 : 1);
+  const remotes = remoteSpecs(flags.remote ?? []);
+  const modelPath = await resolveModelPath(flags.model, { quiet: flags.json === true });
+  // Room for the longest prompt, the answer and the chat template, in llama.cpp's 256-cell steps.
+  const contextSize =
+    flags.contextSize ?? Math.ceil((Math.max(...promptTokens) + maxTokens + 64) / 256) * 256;
+  const targets = ttfbTargets({
+    modelPath,
+    modelId: flags.model ?? "tiny",
+    threads: flags.threads,
+    contextSize,
+    rows: flags.rows ? parseRows(flags.rows) : localRows,
+    remotes,
+  });
+  const counter =
+    targets.find((target) => target.name.startsWith("node-llama-cpp")) ??
+    targets.find((target) => target.countTokens);
+  const bar = delayedProgressBar(" ttfb {bar} {value}/{total} runs | {label}", {
+    enabled: flags.json !== true,
+  });
+  let result: Awaited<ReturnType<typeof runTtfbBenchmark>>;
+  try {
+    result = await runTtfbBenchmark(targets, {
+      promptTokens,
+      runs,
+      maxTokens,
+      warmupRuns,
+      ...(counter?.countTokens && { countTokens: (text: string) => counter.countTokens!(text) }),
+      onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
+    });
+  } finally {
+    bar.stop();
+  }
+  const withModel = {
+    ...result,
+    model: modelPath.split("/").at(-1),
+    threads: flags.threads,
+    command: `tessera ${process.argv.slice(2).join(" ")}`,
+  };
+  const markdown = `${ttfbMarkdown(result)}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`;
+  const written = await writeResults(resolve(flags.out), "ttfb", withModel, markdown, ttfbChart(result));
+  if (flags.json) process.stdout.write(`${JSON.stringify(withModel)}\n`);
+  else process.stdout.write(`${markdown}\nWrote ${written.json}, ${written.markdown} and ${written.svg}\n`);
+  if (!flags.json) process.stderr.write(`machine: ${describeMachine(result.machine)}\n`);
+}
+
+export function registerBenchCommand(program: Command): void {
+  const bench = program
+    .command("bench")
+    .description("benchmarks side by side with node-llama-cpp and llama.cpp's own tools")
+    .showHelpAfterError(false)
+    .showSuggestionAfterError(false)
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ tessera bench ttfb --quick
+  $ tessera bench ttfb --prompt-tokens 16,256,1024 --runs 10 --remote "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY"
+  $ tessera bench throughput --model llama-3.2-1b:q4_0
+  $ tessera bench strategies --quick
+
+llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first (a long build); without them the rows are skipped with a note.`,
+    );
+  bench
+    .command("ttfb")
+    .description(
+      "time to first byte / first token, inter-token latency and tokens/s, median and p90, per prompt length",
+    )
+    .option("-m, --model <file|preset>", "model for the local rows (default: tiny)")
+    .option("--threads <n>", "CPU threads for every local row", integerArgument(1, 512), 1)
+    .option(
+      "--context-size <n>",
+      "context per sequence (default: fits the longest prompt)",
+      integerArgument(64),
+    )
+    .option("--prompt-tokens <list>", "prompt lengths in tokens (default 16,256,1024)", listOfIntegers(8))
+    .option("--runs <n>", "measured runs per row and length (default 10)", integerArgument(1))
+    .option("--max-tokens <n>", "tokens generated per run (default 32)", integerArgument(2))
+    .option("--warmup <n>", "unmeasured runs per row first (default 1)", integerArgument(0))
+    .option("--rows <list...>", `local rows to run: ${localRows.join(", ")} (default: all)`)
+    .option(
+      "--remote <spec...>",
+      'remote provider "<base URL>,<model>[,<API key variable>]"; also $TESSERA_BENCH_REMOTES',
+    )
+    .option("-o, --out <folder>", "where to write ttfb.json, ttfb.md and ttfb.svg", "benchmarks/results")
+    .option("--quick", "few short runs (16 and 64 tokens, 2 runs, 8 tokens): a smoke test")
+    .option("--json", "print the result JSON instead of the table")
+    .showHelpAfterError(false)
+    .showSuggestionAfterError(false)
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ tessera bench ttfb --quick --out /tmp/bench
+  $ tessera bench ttfb --model llama-3.2-1b:q4_0 --threads 2 --runs 5
+  $ TESSERA_BENCH_REMOTES="http://127.0.0.1:11434/v1,llama3.2" tessera bench ttfb --rows tessera,node-llama-cpp`,
+    )
+    .action((flags: TtfbFlags) => ttfb(flags));
+  registerThroughputBenchCommand(bench);
+  registerStrategiesBenchCommand(bench);
+}

@@ -1,0 +1,63 @@
+// `tessera bench … --quick` spawned as a user would run it: the JSON has every expected row and figure,
+// and the markdown and SVG files are written next to it.
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { findPeerBinary } from "../../src/bench/peer-binaries.js";
+import { linesOf, runCli } from "./support/run-cli.js";
+
+describe("tessera bench ttfb --quick", () => {
+  it("measures every local row (or says why it is skipped) and writes JSON, markdown and SVG", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const result = await runCli(["bench", "ttfb", "--quick", "--json", "--out", out], { timeoutMs: 180_000 });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.benchmark).toBe("ttfb");
+    expect(json.settings).toMatchObject({
+      promptTokens: [16, 64],
+      runs: 2,
+      maxTokens: 8,
+      promptTokensMeasured: true,
+    });
+    const names = [...new Set(json.rows.map((row: { target: string }) => row.target))];
+    expect(names).toEqual([
+      "tessera (in-process)",
+      "node-llama-cpp (in-process)",
+      "tessera serve (HTTP)",
+      "llama-server (HTTP)",
+    ]);
+    expect(json.rows).toHaveLength(8);
+    for (const row of json.rows) {
+      if (row.target === "llama-server (HTTP)" && findPeerBinary("llama-server") === null) {
+        expect(row.skipped).toMatch(/npm run bench:peers/);
+        continue;
+      }
+      expect(row.skipped).toBeNull();
+      expect(row.runs).toBe(2);
+      expect(row.errorRate).toBe(0);
+      for (const figure of ["firstByteMs", "firstContentMs", "interTokenMs", "tokensPerSecond"]) {
+        expect(row[figure].count, `${row.target} ${figure}`).toBe(2);
+        expect(row[figure].median).toBeGreaterThan(0);
+        expect(row[figure].p90).toBeGreaterThanOrEqual(row[figure].median);
+      }
+    }
+    expect(readFileSync(join(out, "ttfb.md"), "utf8")).toContain(
+      "| tessera serve (HTTP) | http | 64 | 2 | 0% |",
+    );
+    expect(readFileSync(join(out, "ttfb.svg"), "utf8")).toMatch(
+      /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/,
+    );
+    expect(JSON.parse(readFileSync(join(out, "ttfb.json"), "utf8")).rows).toHaveLength(8);
+  });
+
+  it("rejects a bad remote spec in one line, before any work", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const result = await runCli(["bench", "ttfb", "--quick", "--out", out, "--remote", "ftp://x,model"]);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^tessera: Invalid remote "ftp:\/\/x,model": only http\(s\) URLs/);
+    expect(existsSync(join(out, "ttfb.json"))).toBe(false);
+  });
+});
