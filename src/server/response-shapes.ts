@@ -2,6 +2,7 @@ import { rawLogitsToExtension } from "../backends/openai/raw-logits-extension.js
 import type { LogitsStep, LogitsTrace } from "../core/logits-trace.js";
 import type { ModelOutputThunk } from "../core/model-output-thunk.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
+import { stripToolCallMarkup } from "./tool-call-text-filter.js";
 
 /** Fields every response object of one request shares. */
 export interface ResponseIdentity {
@@ -98,8 +99,13 @@ export function chatCompletionBody(
   thunk: ModelOutputThunk<unknown>,
   request: LogprobsRequest,
 ): Record<string, unknown> {
-  const message: Record<string, unknown> = { role: "assistant", content: thunk.value ?? "" };
   const toolCalls = buildToolCalls(thunk);
+  const text = toolCalls === null ? (thunk.value ?? "") : stripToolCallMarkup(thunk.value ?? "");
+  // OpenAI's shape for a turn that only calls tools: content null.
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: toolCalls !== null && text.length === 0 ? null : text,
+  };
   if (toolCalls !== null) message.tool_calls = toolCalls;
   if (thunk.thinking !== null) message.reasoning_content = thunk.thinking;
   return {

@@ -13,6 +13,7 @@ import {
 } from "./response-shapes.js";
 import type { ServerMetrics } from "./server-metrics.js";
 import { SseWriter } from "./sse-writer.js";
+import { ToolCallTextFilter } from "./tool-call-text-filter.js";
 
 /** What a route hands over: how to start the generation and how its output looks on the wire. */
 export interface GenerationPlan {
@@ -20,6 +21,8 @@ export interface GenerationPlan {
   stream: boolean;
   includeUsage: boolean;
   logprobs: LogprobsRequest;
+  /** Tools were offered: hold back text that is tool-call markup (see ToolCallTextFilter). */
+  toolsOffered: boolean;
   /** Start the generation; the signal aborts when the client leaves. */
   start(signal: AbortSignal): Promise<ModelOutputThunk<unknown>>;
   /** The whole response of a non-streamed request. */
@@ -128,6 +131,7 @@ async function streamAnswer(
   const writer = new SseWriter(reply.raw);
   writer.start();
   let first = true;
+  const filter = new ToolCallTextFilter(plan.toolsOffered);
   let sentThinking = 0;
   let sentSteps = 0;
   const takeThinking = (): string | undefined => {
@@ -142,19 +146,25 @@ async function streamAnswer(
       const steps = thunk.generation.logits?.steps.length ?? thunk.generation.rawLogits?.steps.length ?? 0;
       const extras = choiceExtras(thunk, plan.logprobs, sentSteps, steps);
       sentSteps = Math.max(sentSteps, steps);
-      const delta: StreamDelta = { first, text: next.value };
+      const delta: StreamDelta = { first, text: filter.push(next.value) };
       const thinking = takeThinking();
       if (thinking !== undefined) delta.thinking = thinking;
+      if (delta.text === "" && thinking === undefined && !first) {
+        next = await iterator.next();
+        continue;
+      }
       if (!(await writer.send(plan.chunk(identity, delta, extras, null)))) return;
       if (first) metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
       first = false;
       next = await iterator.next();
     }
     if (thunk.cancelled) return;
+    const toolCalls = buildToolCalls(thunk);
     const final: StreamDelta = { first };
+    const rest = filter.finish(toolCalls !== null);
+    if (rest.length > 0) final.text = rest;
     const thinking = takeThinking();
     if (thinking !== undefined) final.thinking = thinking;
-    const toolCalls = buildToolCalls(thunk);
     if (toolCalls !== null) final.toolCalls = toolCalls.map((call, index) => ({ index, ...call }));
     const extras = choiceExtras(thunk, plan.logprobs, sentSteps);
     if (!(await writer.send(plan.chunk(identity, final, extras, finishReason(thunk))))) return;

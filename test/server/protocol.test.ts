@@ -77,7 +77,7 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
   });
 
   it("streams a chat completion with usage", async () => {
-    const { client } = await serve(["Hello streaming world"]);
+    const { client, server } = await serve(["Hello streaming world"]);
     const stream = await client.chat.completions.create({
       model: "scripted-model",
       messages: hello,
@@ -94,6 +94,10 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
       if (chunk.usage) usage = chunk.usage;
     }
     expect(pieces.join("")).toBe("Hello streaming world");
+    // Streamed (hijacked) replies are counted too, once, when their response finishes.
+    await expect
+      .poll(async () => (await fetch(`${server.url}/metrics`)).text())
+      .toContain('tessera_http_requests_total{route="/v1/chat/completions",status="200"} 1');
     expect(pieces.length).toBeGreaterThan(1);
     expect(finish).toBe("stop");
     expect(usage).toMatchObject({ completion_tokens: 3 });
@@ -311,5 +315,27 @@ describe("tessera serve under load", () => {
     await new Promise((resolve) => response.on("end", resolve));
     expect(backend.pushedChunks).toBe(total);
     expect(received).toBeGreaterThan(total * chunk.length);
+  });
+});
+
+describe("ToolCallTextFilter", () => {
+  it("holds back tool-call markup and passes plain text", async () => {
+    const { ToolCallTextFilter } = await import("../../src/server/tool-call-text-filter.js");
+    const markup = new ToolCallTextFilter(true);
+    const sent = ["<tool", '_call>{"name":"f","arguments":{}}', "</tool_call>"].map((piece) =>
+      markup.push(piece),
+    );
+    expect(sent.join("")).toBe("");
+    expect(markup.finish(true)).toBe("");
+    const cutOff = new ToolCallTextFilter(true);
+    cutOff.push('<tool_call>{"name":"f","arguments":{}}</tool_call>\n<to');
+    expect(cutOff.finish(true)).toBe("");
+    const plain = new ToolCallTextFilter(true);
+    expect(plain.push("<")).toBe("");
+    expect(plain.push("b>bold")).toBe("<b>bold");
+    expect(plain.push(" more")).toBe(" more");
+    expect(plain.finish(false)).toBe("");
+    const off = new ToolCallTextFilter(false);
+    expect(off.push("<tool_call>")).toBe("<tool_call>");
   });
 });

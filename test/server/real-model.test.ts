@@ -108,14 +108,14 @@ describe("the official client against tessera serve on the tiny model", () => {
   });
 
   it("returns a tool call when a tool is required", async () => {
-    const completion = await client.chat.completions.create({
+    const request = {
       model: "tiny",
-      messages: [{ role: "user", content: "Weather in Paris?" }],
+      messages: [{ role: "user" as const, content: "Weather in Paris?" }],
       max_tokens: 60,
       seed: 4,
       tools: [
         {
-          type: "function",
+          type: "function" as const,
           function: {
             name: "get_weather",
             description: "Weather for a city",
@@ -128,13 +128,29 @@ describe("the official client against tessera serve on the tiny model", () => {
           },
         },
       ],
-      tool_choice: "required",
-    });
+      tool_choice: "required" as const,
+    };
+    const completion = await client.chat.completions.create(request);
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe("tool_calls");
+    // The local backend's <tool_call> markup never reaches OpenAI clients as content.
+    expect(choice.message.content).toBeNull();
     const call = choice.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe("get_weather");
     expect(["Paris", "Rome"]).toContain((JSON.parse(call.function.arguments) as { city: string }).city);
+
+    const stream = await client.chat.completions.create({ ...request, stream: true });
+    let content = "";
+    const calls: OpenAI.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      content += chunk.choices[0]?.delta.content ?? "";
+      calls.push(...(chunk.choices[0]?.delta.tool_calls ?? []));
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(content).toBe("");
+    expect(finish).toBe("tool_calls");
+    expect(calls[0]?.function?.name).toBe("get_weather");
   });
 
   it("serves concurrent requests as parallel sequences", async () => {

@@ -27,6 +27,7 @@ export function registerChatCompletionsRoute(
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,
+        toolsOffered: (generation.options.tools?.length ?? 0) > 0,
         start: async (signal) => {
           const result = await backend.generateFromContext(generation.action, generation.context, {
             ...generation.options,

@@ -27,6 +27,7 @@ export function registerCompletionsRoute(
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs: { topLogprobs: null, rawLogits: false },
+        toolsOffered: false,
         start: async (signal) => {
           const [thunk] = await backend.generateFromRaw([new CBlock(prompt)], new SimpleContext(), {
             modelOptions,
