@@ -146,6 +146,7 @@ void DecodeEngine::finishLocked(const std::shared_ptr<GenerationState>& generati
   // than when JavaScript's garbage collector gets to the handle (it does not see native memory).
   generation->samplers.clear();
   std::vector<llama_token_data>().swap(generation->candidates);
+  std::vector<float>().swap(generation->processedRow);
   if (generation->pullWaiting) {
     generation->pullWaiting = false;
     toNotify.push_back(generation);
@@ -223,7 +224,10 @@ bool DecodeEngine::startGeneration(GenerationState& generation) {
   generation.promptCursor = reused;
   generation.position = static_cast<int32_t>(reused);
   generation.reusedPromptTokens = static_cast<int32_t>(reused);
-  generation.candidates.resize(static_cast<size_t>(vocabSize_));
+  if (!generation.samplers.isDenseDraw()) generation.candidates.resize(static_cast<size_t>(vocabSize_));
+  if (generation.samplers.isDenseDraw() && generation.samplers.denseTemperature() != 1.0f) {
+    generation.processedRow.resize(static_cast<size_t>(vocabSize_));
+  }
   if (generation.config.promptLogprobs) {
     generation.promptLogprobs.assign(prompt.size(), std::numeric_limits<float>::quiet_NaN());
   }
@@ -253,7 +257,8 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   EventSlot& slot = generation.slots[writeIndex];
   const auto& config = generation.config;
   // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
-  const bool direct = !generation.samplers.hasProcessing();
+  const bool direct = !generation.samplers.hasProcessing() &&
+                      (!generation.samplers.isDenseDraw() || generation.samplers.denseTemperature() == 1.0f);
   const bool needRawLogSumExp = config.raw.mode == CaptureMode::topK;
   const float rawLogSumExp = (direct || needRawLogSumExp) ? logSumExpDense(row, vocabSize_) : 0.0f;
 
@@ -268,7 +273,29 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   llama_token token;
   float chosenLogit;
   float processedLogSumExp;
-  if (direct && config.sampler.greedy) {
+  if (generation.samplers.isDenseDraw()) {
+    // Seeded draw on the dense row (divided by the temperature when there is one): two vectorized
+    // passes instead of llama.cpp's candidate array, temperature pass and scalar softmax.
+    const float* processed = row;
+    if (!direct) {
+      divideDense(row, vocabSize_, generation.samplers.denseTemperature(), generation.processedRow.data());
+      processed = generation.processedRow.data();
+    }
+    processedLogSumExp = direct ? rawLogSumExp : logSumExpDense(processed, vocabSize_);
+    token = drawFromDense(processed, vocabSize_, processedLogSumExp, generation.samplers.drawUniform());
+    chosenLogit = processed[token];
+    if (config.processed.mode == CaptureMode::topK) {
+      if (direct && config.raw.mode == CaptureMode::topK && config.raw.topK == config.processed.topK) {
+        slot.processed = slot.raw;
+      } else {
+        topKDense(processed, vocabSize_, config.processed.topK, slot.processed);
+      }
+      slot.processed.logSumExp = processedLogSumExp;
+    } else if (config.processed.mode == CaptureMode::full) {
+      std::memcpy(slot.processedFull.data(), processed, sizeof(float) * static_cast<size_t>(vocabSize_));
+      slot.processed.logSumExp = processedLogSumExp;
+    }
+  } else if (direct && config.sampler.greedy) {
     // Greedy on untouched logits: no candidate array, no sort, one vectorized arg-max.
     token = argMaxDense(row, vocabSize_);
     chosenLogit = row[token];

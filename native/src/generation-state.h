@@ -69,6 +69,7 @@ struct GenerationState {
   int32_t generated = 0;
   std::vector<float> promptLogprobs;  // NaN where not computed (position 0, reused prefix)
   std::vector<llama_token_data> candidates;
+  std::vector<float> processedRow;  // dense draws with a temperature: the divided row
 
   // Stats, written by the decode thread and read under the engine mutex once finished.
   int32_t reusedPromptTokens = 0;

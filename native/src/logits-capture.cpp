@@ -174,6 +174,37 @@ int32_t argMaxDense(const float* row, int32_t size) {
   return 0;
 }
 
+void divideDense(const float* row, int32_t size, float temperature, float* out) {
+  for (int32_t index = 0; index < size; index++) out[index] = row[index] / temperature;
+}
+
+int32_t drawFromDense(const float* logits, int32_t size, float logSumExp, double uniform) {
+  // Walks the cumulative distribution four tokens at a time; only the crossing group is walked singly.
+  double cumulative = 0;
+  int32_t index = 0;
+  int32_t lastPossible = -1;
+  for (; index + 4 <= size; index += 4) {
+    const Float4 probabilities = exponentOfNonPositive(load4(logits + index) - logSumExp);
+    const double group = static_cast<double>(probabilities[0]) + probabilities[1] + probabilities[2] + probabilities[3];
+    if (cumulative + group > uniform) {
+      for (int lane = 0; lane < 4; lane++) {
+        cumulative += probabilities[lane];
+        if (logits[index + lane] > negativeInfinity) lastPossible = index + lane;
+        if (cumulative > uniform) return index + lane;
+      }
+    }
+    cumulative += group;
+    if (group > 0) lastPossible = index + 3;
+  }
+  for (; index < size; index++) {
+    cumulative += exponentOfNonPositive(logits[index] - logSumExp);
+    if (logits[index] > negativeInfinity) lastPossible = index;
+    if (cumulative > uniform) return index;
+  }
+  // The probabilities summed to a hair under the draw (rounding): take the last possible token.
+  return lastPossible >= 0 ? lastPossible : argMaxDense(logits, size);
+}
+
 void scatterCandidates(const llama_token_data_array& candidates, float* out, int32_t vocabSize) {
   std::fill(out, out + vocabSize, negativeInfinity);
   for (size_t i = 0; i < candidates.size; i++) {

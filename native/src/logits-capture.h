@@ -34,6 +34,11 @@ bool allFinite(const float* row, int32_t size);
 // Index of the first largest entry (what llama.cpp's greedy sampler picks).
 int32_t argMaxDense(const float* row, int32_t size);
 
+// out[i] = row[i] / temperature (what llama.cpp's temperature sampler computes).
+void divideDense(const float* row, int32_t size, float temperature, float* out);
+// Draws index i with probability exp(logits[i] - logSumExp) for a uniform draw in [0, 1).
+int32_t drawFromDense(const float* logits, int32_t size, float logSumExp, double uniform);
+
 // Dense processed vector: -inf everywhere, then each surviving candidate's logit at its id.
 void scatterCandidates(const llama_token_data_array& candidates, float* out, int32_t vocabSize);
 }  // namespace tessera

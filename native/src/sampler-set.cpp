@@ -43,6 +43,7 @@ llama_sampler* initGrammarCapturingStderr(const llama_vocab* vocab, const Sample
 SamplerSet::~SamplerSet() { clear(); }
 
 void SamplerSet::clear() {
+  denseDraw_ = false;
   for (auto* sampler : processing_) llama_sampler_free(sampler);
   processing_.clear();
   penalties_ = nullptr;
@@ -52,6 +53,17 @@ void SamplerSet::clear() {
 
 void SamplerSet::build(const llama_vocab* vocab, const SamplerConfig& config) {
   const int32_t vocabSize = llama_vocab_n_tokens(vocab);
+  const bool penalized =
+      config.penaltyLastN != 0 &&
+      (config.repeatPenalty != 1.0f || config.frequencyPenalty != 0.0f || config.presencePenalty != 0.0f);
+  if (!config.greedy && config.logitBias.empty() && !penalized && config.grammar.empty() && config.topK <= 0 &&
+      config.typicalP >= 1.0f && config.topP >= 1.0f && config.minP <= 0.0f &&
+      (!config.hasTemperature || config.temperature > 0.0f)) {
+    denseDraw_ = true;
+    denseTemperature_ = config.hasTemperature ? config.temperature : 1.0f;
+    random_.seed(config.seed);
+    return;
+  }
   if (!config.logitBias.empty()) {
     processing_.push_back(llama_sampler_init_logit_bias(vocabSize, static_cast<int32_t>(config.logitBias.size()),
                                                         config.logitBias.data()));
@@ -81,6 +93,7 @@ void SamplerSet::build(const llama_vocab* vocab, const SamplerConfig& config) {
 }
 
 void SamplerSet::acceptPromptToken(llama_token token) {
+  // (no-op for dense draws: they have no penalties)
   if (penalties_ != nullptr) llama_sampler_accept(penalties_, token);
 }
 
@@ -92,6 +105,6 @@ void SamplerSet::applySelector(llama_token_data_array& candidates) { llama_sampl
 
 void SamplerSet::accept(llama_token token) {
   for (auto* sampler : processing_) llama_sampler_accept(sampler, token);
-  llama_sampler_accept(selector_, token);
+  if (selector_ != nullptr) llama_sampler_accept(selector_, token);
 }
 }  // namespace tessera

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ class SamplerSet {
   void applySelector(llama_token_data_array& candidates);
   void accept(llama_token token);
   bool hasProcessing() const { return !processing_.empty(); }
+  // Temperature-only sampling (or none) with a seeded draw runs on the dense row in
+  // DecodeEngine::sample instead of llama.cpp's samplers: no candidate array, vectorized passes.
+  bool isDenseDraw() const { return denseDraw_; }
+  float denseTemperature() const { return denseTemperature_; }
+  double drawUniform() { return uniform_(random_); }
   // Frees every sampler (grammar state can be large); the set is empty afterwards.
   void clear();
 
@@ -49,5 +55,9 @@ class SamplerSet {
   std::vector<llama_sampler*> processing_;
   llama_sampler* penalties_ = nullptr;  // also in processing_
   llama_sampler* selector_ = nullptr;
+  bool denseDraw_ = false;
+  float denseTemperature_ = 1.0f;
+  std::mt19937 random_;
+  std::uniform_real_distribution<double> uniform_{0.0, 1.0};
 };
 }  // namespace tessera

@@ -70,6 +70,48 @@ describe("sampling on the native decode thread", () => {
     }
   });
 
+  it("draws from the temperature-scaled distribution on the dense path, with exact processed logits", async () => {
+    const events = await run({
+      seed: 21,
+      temperature: 0.7,
+      logits: "full",
+      rawLogits: "full",
+      maxTokens: 24,
+    });
+    for (const event of events) {
+      const processed = event.logits!.full!;
+      const raw = event.rawLogits!.full!;
+      expect(processed.every((value, index) => value === Math.fround(raw[index]! / Math.fround(0.7)))).toBe(
+        true,
+      );
+      expect(event.logprob).toBeCloseTo(logSoftmaxAt(processed, event.token), 4);
+    }
+    // A low temperature concentrates the draw on the likeliest tokens (a broken draw would pick
+    // tokens with log-probabilities in the hundreds below zero).
+    const cold = await run({ seed: 2, temperature: 0.01, logits: "full", maxTokens: 24 });
+    const atArgMax = cold.filter((event) => event.token === argMax(event.logits!.full!)).length;
+    expect(atArgMax).toBeGreaterThanOrEqual(cold.length * 0.6);
+    for (const event of cold) expect(event.logprob).toBeGreaterThan(Math.log(1e-3));
+  });
+
+  it("draws tokens with the frequencies of the processed distribution", async () => {
+    const temperature = 0.02;
+    const [reference] = await run({ seed: 1, temperature, logits: "full", maxTokens: 1 });
+    const processed = reference!.logits!.full!;
+    const probability = (token: number) => Math.exp(logSoftmaxAt(processed, token));
+    const counts = new Map<number, number>();
+    const draws = 300;
+    for (let seed = 0; seed < draws; seed++) {
+      const [event] = await run({ seed, temperature, maxTokens: 1 });
+      counts.set(event!.token, (counts.get(event!.token) ?? 0) + 1);
+    }
+    for (const [token, count] of counts) {
+      const expected = probability(token) * draws;
+      const deviation = Math.sqrt(draws * probability(token) * (1 - probability(token)));
+      expect(Math.abs(count - expected)).toBeLessThanOrEqual(4 * deviation + 1);
+    }
+  });
+
   it("captures exact top-k raw logits with the log-sum-exp of the whole vector", async () => {
     const events = await run({ seed: 8, rawLogits: "full", logits: 5 });
     const topK = await run({ seed: 8, rawLogits: 5, logits: 5 });
