@@ -25,6 +25,8 @@ export interface TesseraServerOptions {
   maxBodyBytes?: number;
   /** Model name listed by /v1/models and echoed in responses (default: the backend's modelId). */
   modelName?: string;
+  /** Milliseconds a client has to send its whole request; answered 408 after (default 30 s). */
+  requestTimeoutMs?: number;
   /** Fastify request logging (default off). */
   logger?: boolean;
 }
@@ -47,8 +49,9 @@ export function createTesseraApp(options: TesseraServerOptions): {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxBodyBytes ?? 16 * 1024 * 1024,
-    // Generations are long; the server's own timeouts must not cut a slow stream.
-    requestTimeout: 0,
+    // Time to receive a whole request (headers and body); the response, however long, is not limited.
+    // Guards against clients that open connections and trickle bytes (slowloris).
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
     // close() must not wait for clients that keep connections (or slow streams) open.
     forceCloseConnections: true,
   });
