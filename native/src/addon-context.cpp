@@ -79,8 +79,9 @@ Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandl
   const uint32_t sequences = static_cast<uint32_t>(numberOption(options, "sequences", 1));
   const uint32_t perSequence = static_cast<uint32_t>(numberOption(options, "contextSize", 4096));
   const bool unified = booleanOption(options, "unifiedKvCache", false);
-  // contextSize is per sequence: a non-unified cache gives each sequence its own stream of that size.
-  params.n_ctx = unified ? perSequence : perSequence * sequences;
+  // contextSize is per sequence: a split cache gives each sequence its own stream of that size; a
+  // unified one pools the same total, and any one sequence may then use more than its share.
+  params.n_ctx = perSequence * sequences;
   params.n_seq_max = sequences;
   params.kv_unified = unified;
   params.n_batch = static_cast<uint32_t>(numberOption(options, "batchSize", 512));

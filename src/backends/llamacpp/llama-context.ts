@@ -16,7 +16,11 @@ export interface LlamaContextOptions {
   readonly sequences?: number;
   /** CPU threads; default: physical cores. ggml spin-waits, so more threads than free cores is far slower. */
   readonly threads?: number;
-  /** One KV buffer shared by all sequences (cheap prefix sharing, more attention work). Default false. */
+  /**
+   * One KV buffer of contextSize × sequences cells shared by all sequences (prefix sharing without
+   * copies; a sequence may then use more than contextSize, and a full pool ends generations with a
+   * decode error). Default false: each sequence has its own contextSize cells.
+   */
   readonly unifiedKvCache?: boolean;
 }
 
