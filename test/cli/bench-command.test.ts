@@ -1,6 +1,6 @@
 // `tessera bench … --quick` spawned as a user would run it: the JSON has every expected row and figure,
 // and the markdown and SVG files are written next to it.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -59,5 +59,85 @@ describe("tessera bench ttfb --quick", () => {
     expect(linesOf(result.stderr)).toHaveLength(1);
     expect(result.stderr).toMatch(/^tessera: Invalid remote "ftp:\/\/x,model": only http\(s\) URLs/);
     expect(existsSync(join(out, "ttfb.json"))).toBe(false);
+  });
+});
+
+describe("tessera bench throughput --quick", () => {
+  it("has tessera at three logits modes, node-llama-cpp and llama-bench (or its note)", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const result = await runCli(["bench", "throughput", "--quick", "--json", "--out", out], {
+      timeoutMs: 180_000,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.settings).toMatchObject({
+      threads: 1,
+      promptTokens: 64,
+      generatedTokens: 16,
+      repetitions: 2,
+    });
+    expect(json.rows.map((row: { target: string; logits: string }) => `${row.target}/${row.logits}`)).toEqual(
+      ["tessera/off", "tessera/top-20", "tessera/full", "node-llama-cpp/off", "llama-bench/off"],
+    );
+    for (const row of json.rows) {
+      if (row.target === "llama-bench" && findPeerBinary("llama-bench") === null) {
+        expect(row.skipped).toMatch(/npm run bench:peers/);
+        continue;
+      }
+      expect(row.skipped).toBeNull();
+      expect(row.promptTokensPerSecond.count).toBe(2);
+      expect(row.generatedTokensPerSecond.count).toBe(2);
+      expect(row.promptTokensPerSecond.median).toBeGreaterThan(0);
+      expect(row.generatedTokensPerSecond.median).toBeGreaterThan(0);
+    }
+    expect(readFileSync(join(out, "throughput.md"), "utf8")).toContain("| tessera | full |");
+  });
+});
+
+describe("tessera bench strategies --quick", () => {
+  it("reports every strategy and the batching comparison", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const result = await runCli(["bench", "strategies", "--quick", "--json", "--out", out], {
+      timeoutMs: 180_000,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.rows.map((row: { strategy: string }) => row.strategy)).toEqual([
+      "single sample",
+      "rejection ×4",
+      "repair template ×4",
+      "multi-turn ×4",
+      "best-of-2 (logprob)",
+      "majority vote 2",
+    ]);
+    for (const row of json.rows) {
+      expect(row.attempts).toBe(2);
+      expect(row.errors).toBe(0);
+      expect(row.successRate).toBeGreaterThanOrEqual(0);
+      expect(row.successRate).toBeLessThanOrEqual(1);
+      expect(row.samples.median).toBeGreaterThanOrEqual(1);
+      expect(row.wallMs.count).toBe(2);
+    }
+    expect(json.rows[4].samples.median).toBe(2);
+    expect(json.batching.map((row: { mode: string }) => row.mode)).toEqual([
+      "one sample",
+      "best-of-2 batched (parallel sequences)",
+      "best-of-2 sequential",
+    ]);
+    expect(json.batching[0].timesOneSample).toBe(1);
+  });
+
+  it("refuses a task file without tasks, in one line", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const taskFile = join(out, "tasks.mjs");
+    writeFileSync(taskFile, "export const tasks = [{ prompt: 'x' }];\n");
+    const result = await runCli(["bench", "strategies", "--quick", "--tasks", taskFile, "--out", out]);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /tasks\[0\] needs a string prompt, a string requirement and a verify\(text\) function/,
+    );
   });
 });

@@ -1,3 +1,106 @@
+// `tessera bench strategies`: success rate, samples, tokens and wall time of each sampling strategy on a
+// task file (or the built-in tasks), and batched vs sequential best-of-n, on the local backend.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
+import { runStrategiesBenchmark } from "../../bench/strategies-benchmark.js";
+import { strategiesChart, strategiesMarkdown } from "../../bench/strategies-report.js";
+import { checkStrategyTasks, defaultStrategyTasks, type StrategyTask } from "../../bench/strategy-tasks.js";
+import { writeResults } from "../../bench/write-results.js";
+import { integerArgument } from "../number-arguments.js";
+import { resolveModelPath } from "../open-model.js";
+import { delayedProgressBar } from "../progress-bar.js";
 
-export function registerStrategiesBenchCommand(_bench: Command): void {}
+interface StrategiesFlags {
+  model?: string;
+  threads: number;
+  tasks?: string;
+  runs?: number;
+  maxTokens?: number;
+  n?: number;
+  out: string;
+  quick?: boolean;
+  json?: boolean;
+}
+
+async function loadTasks(file: string | undefined): Promise<StrategyTask[]> {
+  if (file === undefined) return defaultStrategyTasks;
+  const module = (await import(pathToFileURL(resolve(file)).href)) as { tasks?: unknown; default?: unknown };
+  return checkStrategyTasks(module.tasks ?? module.default, file);
+}
+
+async function strategies(flags: StrategiesFlags): Promise<void> {
+  const quick = flags.quick === true;
+  const tasks = (await loadTasks(flags.tasks)).slice(0, quick ? 2 : undefined);
+  const n = flags.n ?? (quick ? 2 : 8);
+  const model = flags.model ?? "tiny";
+  const modelPath = await resolveModelPath(model, { quiet: flags.json === true });
+  const { LlamaCppBackend } = await import("../../backends/llamacpp/llama-cpp-backend.js");
+  const backend = await LlamaCppBackend.create({
+    model: modelPath,
+    modelId: model,
+    threads: flags.threads,
+    sequences: Math.max(n, 4),
+  });
+  const bar = delayedProgressBar(" strategies {bar} {value}/{total} | {label}", {
+    enabled: flags.json !== true,
+  });
+  let result: Awaited<ReturnType<typeof runStrategiesBenchmark>>;
+  try {
+    result = await runStrategiesBenchmark({
+      backend,
+      model,
+      threads: flags.threads,
+      tasks,
+      runs: flags.runs ?? (quick ? 1 : 3),
+      maxTokens: flags.maxTokens ?? (quick ? 8 : 24),
+      n,
+      onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
+    });
+  } finally {
+    bar.stop();
+    await backend.dispose();
+  }
+  const command = `tessera ${process.argv.slice(2).join(" ")}`;
+  const full = { ...result, command };
+  const markdown = `${strategiesMarkdown(result)}\nCommand: \`${command}\`\n`;
+  const written = await writeResults(
+    resolve(flags.out),
+    "strategies",
+    full,
+    markdown,
+    strategiesChart(result),
+  );
+  if (flags.json) process.stdout.write(`${JSON.stringify(full)}\n`);
+  else process.stdout.write(`${markdown}\nWrote ${written.json}, ${written.markdown} and ${written.svg}\n`);
+}
+
+export function registerStrategiesBenchCommand(bench: Command): void {
+  bench
+    .command("strategies")
+    .description(
+      "each sampling strategy's success rate, samples, tokens and wall time; batched vs sequential best-of-n",
+    )
+    .option("-m, --model <file|preset>", "model (default: tiny)")
+    .option("--threads <n>", "CPU threads", integerArgument(1, 512), 1)
+    .option(
+      "--tasks <file.mjs>",
+      "a module exporting tasks: [{ id, prompt, requirement, verify(text) }] (default: built-in)",
+    )
+    .option("--runs <n>", "runs per task and strategy (default 3)", integerArgument(1))
+    .option("-n, --max-tokens <n>", "most tokens per sample (default 24)", integerArgument(1))
+    .option("--n <n>", "samples of best-of-n and majority voting (default 8)", integerArgument(2, 64))
+    .option("-o, --out <folder>", "where to write strategies.json, .md and .svg", "benchmarks/results")
+    .option("--quick", "two tasks, one run, n = 2, 8 tokens: a smoke test")
+    .option("--json", "print the result JSON instead of the tables")
+    .showHelpAfterError(false)
+    .showSuggestionAfterError(false)
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ tessera bench strategies --quick --out /tmp/bench
+  $ tessera bench strategies --tasks ./my-tasks.mjs --model llama-3.2-1b:q4_0 --threads 2 --runs 5`,
+    )
+    .action((flags: StrategiesFlags) => strategies(flags));
+}

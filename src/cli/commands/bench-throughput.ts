@@ -1,3 +1,97 @@
+// `tessera bench throughput`: prompt and generation tokens/s of tessera (logits off / top-20 / full)
+// against node-llama-cpp and llama-bench on the same model and threads.
+import { resolve } from "node:path";
 import type { Command } from "commander";
+import { runThroughputBenchmark, type ThroughputLogits } from "../../bench/throughput-benchmark.js";
+import { throughputChart, throughputMarkdown } from "../../bench/throughput-report.js";
+import { writeResults } from "../../bench/write-results.js";
+import { integerArgument } from "../number-arguments.js";
+import { resolveModelPath } from "../open-model.js";
+import { delayedProgressBar } from "../progress-bar.js";
 
-export function registerThroughputBenchCommand(_bench: Command): void {}
+interface ThroughputFlags {
+  model?: string;
+  threads: number;
+  promptTokens?: number;
+  generatedTokens?: number;
+  repetitions?: number;
+  out: string;
+  quick?: boolean;
+  json?: boolean;
+}
+
+async function throughput(flags: ThroughputFlags): Promise<void> {
+  const quick = flags.quick === true;
+  const model = flags.model ?? (quick ? "tiny" : "llama-3.2-1b:q4_0");
+  const modelPath = await resolveModelPath(model, { quiet: flags.json === true });
+  const logitsModes: ThroughputLogits[] = ["off", "top-20", "full"];
+  const steps = logitsModes.length + 2;
+  let step = 0;
+  const bar = delayedProgressBar(" throughput {bar} {value}/{total} | {label}", {
+    enabled: flags.json !== true,
+  });
+  let result: Awaited<ReturnType<typeof runThroughputBenchmark>>;
+  try {
+    result = await runThroughputBenchmark({
+      modelPath,
+      modelId: model,
+      threads: flags.threads,
+      promptTokens: flags.promptTokens ?? (quick ? 64 : 512),
+      generatedTokens: flags.generatedTokens ?? (quick ? 16 : 128),
+      repetitions: flags.repetitions ?? (quick ? 2 : 3),
+      logitsModes,
+      rows: ["tessera", "node-llama-cpp", "llama-bench"],
+      onProgress: ({ label }) => {
+        if (
+          label.endsWith(`repetition 1/${(flags.repetitions ?? (quick ? 2 : 3)) + 1}`) ||
+          label === "llama-bench"
+        )
+          step++;
+        bar.update(Math.min(step, steps), steps, { label });
+      },
+    });
+  } finally {
+    bar.stop();
+  }
+  const command = `tessera ${process.argv.slice(2).join(" ")}`;
+  const full = { ...result, command };
+  const markdown = `${throughputMarkdown(result)}\nCommand: \`${command}\`\n`;
+  const written = await writeResults(
+    resolve(flags.out),
+    "throughput",
+    full,
+    markdown,
+    throughputChart(result),
+  );
+  if (flags.json) process.stdout.write(`${JSON.stringify(full)}\n`);
+  else process.stdout.write(`${markdown}\nWrote ${written.json}, ${written.markdown} and ${written.svg}\n`);
+}
+
+export function registerThroughputBenchCommand(bench: Command): void {
+  bench
+    .command("throughput")
+    .description(
+      "prompt processing and generation tokens/s: tessera (logits off, top-20, full) vs node-llama-cpp and llama-bench",
+    )
+    .option(
+      "-m, --model <file|preset>",
+      "model (default: llama-3.2-1b:q4_0, the 1B shape; tiny with --quick)",
+    )
+    .option("--threads <n>", "CPU threads for every row", integerArgument(1, 512), 1)
+    .option("--prompt-tokens <n>", "prompt length (default 512)", integerArgument(8))
+    .option("--generated-tokens <n>", "tokens generated (default 128)", integerArgument(2))
+    .option("--repetitions <n>", "measured repetitions per row (default 3)", integerArgument(1))
+    .option("-o, --out <folder>", "where to write throughput.json, .md and .svg", "benchmarks/results")
+    .option("--quick", "tiny model, 64-token prompt, 16 tokens, 2 repetitions: a smoke test")
+    .option("--json", "print the result JSON instead of the table")
+    .showHelpAfterError(false)
+    .showSuggestionAfterError(false)
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ tessera bench throughput --quick --out /tmp/bench
+  $ tessera bench throughput --model llama-3.2-1b:q4_0 --threads 2 --prompt-tokens 512 --generated-tokens 128`,
+    )
+    .action((flags: ThroughputFlags) => throughput(flags));
+}
