@@ -124,9 +124,17 @@ async function streamAnswer(
   receivedAt: number,
   metrics: ServerMetrics,
 ): Promise<void> {
+  // One delta per queue entry: the for-await protocol keeps the pull bounded by the thunk's queue.
   const iterator = thunk[Symbol.asyncIterator]();
+  let pulled = 0;
+  const pull = async (): Promise<string | null> => {
+    const next = await iterator.next();
+    if (next.done) return null;
+    pulled += next.value.length;
+    return next.value;
+  };
   // The first delta (or the failure) decides between an HTTP error and a 200 stream.
-  let next = await iterator.next();
+  let text = await pull();
   reply.hijack();
   const writer = new SseWriter(reply.raw);
   writer.start();
@@ -141,40 +149,44 @@ async function streamAnswer(
     sentThinking = thinking.length;
     return delta;
   };
+  /** Send what is new (text, reasoning, logprobs); false once the client is gone. */
+  const sendDelta = async (raw: string, finish: string | null, toolCalls?: unknown[]): Promise<boolean> => {
+    const delta: StreamDelta = { first };
+    const shown = filter.push(raw) + (finish === null ? "" : filter.finish(toolCalls !== undefined));
+    if (shown.length > 0) delta.text = shown;
+    const thinking = takeThinking();
+    if (thinking !== undefined) delta.thinking = thinking;
+    if (toolCalls !== undefined) delta.toolCalls = toolCalls;
+    if (!first && finish === null && delta.text === undefined && thinking === undefined) return true;
+    const steps = Math.max(
+      thunk.generation.logits?.steps.length ?? 0,
+      thunk.generation.rawLogits?.steps.length ?? 0,
+    );
+    const extras = choiceExtras(thunk, plan.logprobs, sentSteps, finish === null ? steps : undefined);
+    sentSteps = finish === null ? Math.max(sentSteps, steps) : Number.POSITIVE_INFINITY;
+    if (!(await writer.send(plan.chunk(identity, delta, extras, finish)))) return false;
+    if (first) metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
+    first = false;
+    return true;
+  };
   try {
-    while (!next.done) {
-      const steps = thunk.generation.logits?.steps.length ?? thunk.generation.rawLogits?.steps.length ?? 0;
-      const extras = choiceExtras(thunk, plan.logprobs, sentSteps, steps);
-      sentSteps = Math.max(sentSteps, steps);
-      const delta: StreamDelta = { first, text: filter.push(next.value) };
-      const thinking = takeThinking();
-      if (thinking !== undefined) delta.thinking = thinking;
-      if (delta.text === "" && thinking === undefined && !first) {
-        next = await iterator.next();
-        continue;
-      }
-      if (!(await writer.send(plan.chunk(identity, delta, extras, null)))) return;
-      if (first) metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
-      first = false;
-      next = await iterator.next();
+    while (text !== null) {
+      if (!(await sendDelta(text, null))) return;
+      text = await pull();
     }
     if (thunk.cancelled) return;
-    const toolCalls = buildToolCalls(thunk);
-    const final: StreamDelta = { first };
-    const rest = filter.finish(toolCalls !== null);
-    if (rest.length > 0) final.text = rest;
-    const thinking = takeThinking();
-    if (thinking !== undefined) final.thinking = thinking;
-    if (toolCalls !== null) final.toolCalls = toolCalls.map((call, index) => ({ index, ...call }));
-    const extras = choiceExtras(thunk, plan.logprobs, sentSteps);
-    if (!(await writer.send(plan.chunk(identity, final, extras, finishReason(thunk))))) return;
+    const toolCalls = buildToolCalls(thunk)?.map((call, index) => ({ index, ...call }));
+    if (!(await sendDelta("", finishReason(thunk), toolCalls))) return;
     if (plan.includeUsage) {
       const chunk = plan.chunk(identity, { first: false }, {}, null);
       if (!(await writer.send({ ...chunk, choices: [], usage: usageOf(thunk) }))) return;
     }
     await writer.done();
   } catch (error) {
-    // Mid-stream failure: an error event and no [DONE], so clients know the output is incomplete.
+    // Mid-stream failure: the text that arrived with it, an error event and no [DONE], so clients know
+    // the output is incomplete.
+    const rest = (thunk.value ?? "").slice(pulled);
+    if (rest.length > 0 && !(await sendDelta(rest, null))) return;
     await writer.send(toErrorResponse(error).body);
     writer.end();
   } finally {
