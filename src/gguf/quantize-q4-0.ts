@@ -16,8 +16,9 @@ export function quantizeQ4_0(source: Float32Array, target: Uint8Array): void {
     let largest = 0;
     for (let index = 0; index < q4BlockSize; index++) {
       const value = source[start + index]!;
-      if (Math.abs(value) > largestMagnitude) {
-        largestMagnitude = Math.abs(value);
+      const magnitude = value < 0 ? -value : value;
+      if (magnitude > largestMagnitude) {
+        largestMagnitude = magnitude;
         largest = value;
       }
     }
@@ -28,9 +29,11 @@ export function quantizeQ4_0(source: Float32Array, target: Uint8Array): void {
     target[out] = scaleBits & 0xff;
     target[out + 1] = scaleBits >>> 8;
     for (let index = 0; index < half; index++) {
-      const low = Math.min(15, Math.trunc(Math.fround(source[start + index]! * inverse) + 8.5));
-      const high = Math.min(15, Math.trunc(Math.fround(source[start + half + index]! * inverse) + 8.5));
-      target[out + 2 + index] = low | (high << 4);
+      // As ggml: the sum is a float32 (it can round up to the next integer), then truncated. It lies in
+      // [0.5, 16.5], so `| 0` truncates.
+      const low = Math.fround(Math.fround(source[start + index]! * inverse) + 8.5) | 0;
+      const high = Math.fround(Math.fround(source[start + half + index]! * inverse) + 8.5) | 0;
+      target[out + 2 + index] = (low > 15 ? 15 : low) | ((high > 15 ? 15 : high) << 4);
     }
   }
 }

@@ -5,9 +5,10 @@ import { float16ToFloat32, float32ToFloat16 } from "./float16.js";
 export const q8BlockSize = 32;
 export const q8BlockBytes = 34;
 
-// C `roundf`: halves go away from zero (Math.round sends -0.5 to 0).
+// C `roundf`: halves go away from zero (Math.round sends -0.5 to 0). |value| ≤ 127.5 here, so `| 0`
+// is an exact floor of the non-negative sum.
 function roundHalfAway(value: number): number {
-  return value >= 0 ? Math.floor(value + 0.5) : -Math.floor(-value + 0.5);
+  return value >= 0 ? (value + 0.5) | 0 : -((0.5 - value) | 0);
 }
 
 /** Quantizes `source` (length a multiple of 32) into `target` (length / 32 · 34 bytes). */
@@ -18,7 +19,8 @@ export function quantizeQ8_0(source: Float32Array, target: Uint8Array): void {
     const start = block * q8BlockSize;
     let maximum = 0;
     for (let index = 0; index < q8BlockSize; index++) {
-      const magnitude = Math.abs(source[start + index]!);
+      const value = source[start + index]!;
+      const magnitude = value < 0 ? -value : value;
       if (magnitude > maximum) maximum = magnitude;
     }
     const scale = Math.fround(maximum / 127);
