@@ -33,7 +33,7 @@ export function quantizeQ4_0(source: Float32Array, target: Uint8Array): void {
       // [0.5, 16.5], so `| 0` truncates.
       const low = Math.fround(Math.fround(source[start + index]! * inverse) + 8.5) | 0;
       const high = Math.fround(Math.fround(source[start + half + index]! * inverse) + 8.5) | 0;
-      target[out + 2 + index] = (low > 15 ? 15 : low) | ((high > 15 ? 15 : high) << 4);
+      target[out + 2 + index] = Math.min(15, low) | (Math.min(15, high) << 4);
     }
   }
 }
