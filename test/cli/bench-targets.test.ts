@@ -1,0 +1,173 @@
+// The pieces around the benchmark rows: remote provider specs, server child processes that fail to
+// start, and the HTTP target against a real loopback server that misbehaves.
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { BenchStreamError } from "../../src/bench/errors/bench-stream-error.js";
+import { BenchTargetUnavailableError } from "../../src/bench/errors/bench-target-unavailable-error.js";
+import { InvalidRemoteSpecError } from "../../src/bench/errors/invalid-remote-spec-error.js";
+import { parseRemoteSpec, remoteSpecs } from "../../src/bench/remote-targets.js";
+import { freePort, ServerProcess } from "../../src/bench/server-process.js";
+import { OpenAIHttpTarget } from "../../src/bench/targets/openai-http-target.js";
+
+describe("remote provider specs", () => {
+  it("reads the key from the named variable, never from the spec", () => {
+    const spec = parseRemoteSpec("https://api.example.com/v1,model-a,EXAMPLE_KEY", { EXAMPLE_KEY: "secret" });
+    expect(spec).toEqual({
+      name: "api.example.com model-a",
+      baseUrl: "https://api.example.com/v1",
+      model: "model-a",
+      apiKey: "secret",
+    });
+    expect(parseRemoteSpec("http://127.0.0.1:11434/v1,llama3.2", {}).apiKey).toBeUndefined();
+  });
+
+  it("takes flags and $TESSERA_BENCH_REMOTES together", () => {
+    const specs = remoteSpecs(["http://a:1/v1,m1"], {
+      TESSERA_BENCH_REMOTES: " http://b:2/v1,m2  http://c:3/v1,m3 ",
+    });
+    expect(specs.map((spec) => spec.model)).toEqual(["m1", "m2", "m3"]);
+  });
+
+  const bad: Array<[string, RegExp]> = [
+    ["http://a/v1", /expected <base URL>,<model>/],
+    ["not a url,model", /is not a URL/],
+    ["file:///etc/passwd,model", /only http\(s\)/],
+    ["http://a/v1,m,MISSING_VARIABLE", /MISSING_VARIABLE is not set/],
+    ["http://a/v1,m,K,extra", /expected <base URL>,<model>/],
+  ];
+  for (const [spec, message] of bad) {
+    it(`refuses ${JSON.stringify(spec)}`, () => {
+      try {
+        parseRemoteSpec(spec, {});
+        expect.unreachable();
+      } catch (error) {
+        expect(InvalidRemoteSpecError.isInstance(error)).toBe(true);
+        expect((error as Error).message).toMatch(message);
+      }
+    });
+  }
+});
+
+describe("server processes", () => {
+  it("reports a server that exits before it is ready, with its last output", async () => {
+    const port = await freePort();
+    const start = ServerProcess.start({
+      name: "broken",
+      command: process.execPath,
+      args: ["-e", "console.error('cannot load the model: bad magic'); process.exit(3)"],
+      readyUrl: `http://127.0.0.1:${port}/health`,
+    });
+    await expect(start).rejects.toSatisfy(
+      (error: unknown) =>
+        BenchTargetUnavailableError.isInstance(error) && /exit 3.*bad magic/s.test((error as Error).message),
+    );
+  });
+
+  it("reports a missing binary", async () => {
+    const start = ServerProcess.start({
+      name: "absent",
+      command: "/nonexistent/llama-server",
+      args: [],
+      readyUrl: "http://127.0.0.1:9/",
+    });
+    await expect(start).rejects.toSatisfy((error: unknown) => BenchTargetUnavailableError.isInstance(error));
+  });
+
+  it("gives up on a server that never answers, and stops it", async () => {
+    const port = await freePort();
+    const start = ServerProcess.start({
+      name: "silent",
+      command: process.execPath,
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      readyUrl: `http://127.0.0.1:${port}/health`,
+      readyTimeoutMs: 1500,
+    });
+    await expect(start).rejects.toThrow(/not ready .* after 1500 ms/);
+  });
+});
+
+describe("the HTTP target against a misbehaving server", () => {
+  async function serve(
+    body: (request: import("node:http").IncomingMessage) => { status: number; text: string },
+  ) {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        const { status, text } = body(request);
+        response.writeHead(status, { "content-type": "text/event-stream" });
+        response.end(text);
+      });
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+  }
+  const observer = () => {
+    const pieces: string[] = [];
+    return { pieces, firstByte() {}, content: (text: string) => pieces.push(text) };
+  };
+  const cases: Array<[string, { status: number; text: string }, RegExp]> = [
+    ["an HTTP error", { status: 429, text: '{"error":{"message":"slow down"}}' }, /HTTP 429 .*slow down/],
+    [
+      "an error event after a 200",
+      {
+        status: 200,
+        text: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"error":{"message":"overloaded"}}\n\n',
+      },
+      /error event: overloaded/,
+    ],
+    [
+      "no [DONE]",
+      { status: 200, text: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\n' },
+      /without \[DONE\]/,
+    ],
+    [
+      "a truncated event",
+      { status: 200, text: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"cho' },
+      /ended inside an event/,
+    ],
+  ];
+  for (const [name, reply, message] of cases) {
+    it(`fails the run on ${name}, keeping the text received`, async () => {
+      const { server, baseUrl } = await serve(() => reply);
+      try {
+        const target = new OpenAIHttpTarget({ name: "faulty", baseUrl, model: "m" });
+        const seen = observer();
+        const run = target.stream({ prompt: "x", maxTokens: 4, signal: AbortSignal.timeout(5000) }, seen);
+        await expect(run).rejects.toThrow(message);
+        await run.catch((error: unknown) => {
+          expect(BenchStreamError.isInstance(error)).toBe(true);
+          if (reply.status === 200) expect((error as BenchStreamError).received).toBe("a");
+        });
+      } finally {
+        server.close();
+      }
+    });
+  }
+
+  it("sends completions requests with the prompt when asked", async () => {
+    let seenPath = "";
+    const { server, baseUrl } = await serve((request) => {
+      seenPath = request.url ?? "";
+      return {
+        status: 200,
+        text: 'data: {"choices":[{"text":"ok"}],"usage":{"completion_tokens":1}}\n\ndata: [DONE]\n\n',
+      };
+    });
+    try {
+      const target = new OpenAIHttpTarget({ name: "c", baseUrl, model: "m", api: "completions" });
+      const seen = observer();
+      const outcome = await target.stream(
+        { prompt: "x", maxTokens: 1, signal: AbortSignal.timeout(5000) },
+        seen,
+      );
+      expect(seenPath).toBe("/v1/completions");
+      expect(seen.pieces).toEqual(["ok"]);
+      expect(outcome.completionTokens).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+});
