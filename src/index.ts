@@ -88,6 +88,17 @@ export {
   type ServerSentEvent,
   SseDecoder,
 } from "./backends/openai/index.js";
+// --- cli ---
+export {
+  buildInspectorReport,
+  type InspectorAlternative,
+  type InspectorDistribution,
+  type InspectorReport,
+  type InspectorReportInput,
+  type InspectorToken,
+  InspectorTraceMismatchError,
+  renderInspectorPage,
+} from "./cli/inspector/index.js";
 // --- core ---
 export {
   AbstractTool,
