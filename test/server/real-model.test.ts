@@ -184,8 +184,24 @@ describe("the official client against tessera serve on the tiny model", () => {
     })().catch(() => undefined);
     await expect.poll(() => server.limiter.active, { timeout: 10_000 }).toBe(0);
     expect(await server.metrics.cancelled.get()).toMatchObject({ values: [{ value: 1 }] });
-    const after = await client.chat.completions.create({ model: "tiny", messages: hello, max_tokens: 4 });
-    expect(after.usage?.completion_tokens).toBe(4);
+    // No sequence leaked: all four of the context's sequences serve at once afterwards.
+    const after = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        client.chat.completions.create({ model: "tiny", messages: hello, max_tokens: 4 }),
+      ),
+    );
+    for (const answer of after) expect(answer.usage?.completion_tokens).toBe(4);
+  });
+
+  it("answers /v1/completions", async () => {
+    const completion = await client.completions.create({
+      model: "tiny",
+      prompt: "Once upon a time",
+      max_tokens: 5,
+    });
+    expect(completion.object).toBe("text_completion");
+    expect(completion.usage?.completion_tokens).toBe(5);
+    expect(completion.choices[0]!.finish_reason).toBe("length");
   });
 
   it("refuses a prompt longer than the context with a 400 before streaming", async () => {
