@@ -3,13 +3,16 @@
 // model, same backend object and same prompts, once in-process and once over loopback HTTP (raw fetch
 // reading SSE, and OpenAIBackend), runs interleaved. Run `npm run build` first.
 //
-//   node benchmarks/serve-overhead.mjs [--runs 20] [--tokens 32] [--model tiny] [--threads 1] [--json out.json]
+//   node benchmarks/serve-overhead.mjs [--runs 20] [--tokens 32] [--model tiny] [--threads 1] [--spawn] [--json out.json]
 //
+// By default the server runs in this process on the very same backend object; --spawn starts
+// `tessera serve` as a child process instead (its own copy of the model, as users run it).
 // Every run uses a prompt that differs from its first token on, so no run profits from a cached prefix.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
 import { OpenAIBackend } from "../dist/backends/openai/index.js";
+import { freePort, ServerProcess } from "../dist/bench/server-process.js";
 import { CBlock } from "../dist/core/cblock.js";
 import { startTesseraServer } from "../dist/server/index.js";
 import { SimpleContext } from "../dist/stdlib/contexts/simple-context.js";
@@ -21,6 +24,7 @@ const { values: flags } = parseArgs({
     model: { type: "string" },
     threads: { type: "string", default: "1" },
     json: { type: "string" },
+    spawn: { type: "boolean", default: false },
   },
 });
 const runs = Number(flags.runs);
@@ -54,7 +58,28 @@ const backend = await LlamaCppBackend.create({
   threads: Number(flags.threads),
   sequences: 1,
 });
-const server = await startTesseraServer({ backend, port: 0 });
+let server;
+if (flags.spawn) {
+  const port = await freePort();
+  const child = await ServerProcess.start({
+    name: "tessera serve",
+    command: process.execPath,
+    args: [
+      "dist/cli/main.js",
+      "serve",
+      "--port",
+      String(port),
+      "--threads",
+      flags.threads,
+      "--parallel",
+      "1",
+    ].concat(flags.model === undefined ? [] : ["--model", flags.model]),
+    readyUrl: `http://127.0.0.1:${port}/health`,
+  });
+  server = { url: `http://127.0.0.1:${port}`, close: () => child.stop(), metrics: null };
+} else {
+  server = await startTesseraServer({ backend, port: 0 });
+}
 const remote = new OpenAIBackend({ model: backend.modelId, baseUrl: `${server.url}/v1`, apiKey: "none" });
 const modelOptions = { temperature: 0, maxNewTokens: maxTokens, ignoreEos: true };
 
@@ -147,14 +172,21 @@ const overheadBackend = median(
   results.openaiBackend.map((sample, index) => sample.ttfbMs - results.inProcess[index].ttfbMs),
 );
 // The server's own view: request arrival to first content byte written (its TTFB histogram).
-const ttfbMetric = (await server.metrics.ttfb.get()).values;
-const serverSum = ttfbMetric.find((value) => value.metricName?.endsWith("_sum"))?.value ?? null;
-const serverCount = ttfbMetric.find((value) => value.metricName?.endsWith("_count"))?.value ?? null;
+const metricsText = await (await fetch(`${server.url}/metrics`)).text();
+const metricValue = (suffix) => {
+  const line = metricsText
+    .split("\n")
+    .find((text) => text.startsWith(`tessera_time_to_first_byte_seconds_${suffix}{route="chat"}`));
+  return line === undefined ? null : Number(line.split(" ").at(-1));
+};
+const serverSum = metricValue("sum");
+const serverCount = metricValue("count");
 const serverMeanTtfbMs = serverSum === null || !serverCount ? null : (serverSum / serverCount) * 1000;
 const report = {
   serverMeanTtfbMs,
   date: new Date().toISOString(),
   model: backend.modelId,
+  server: flags.spawn ? "child process" : "same process, same backend",
   runs,
   maxTokens,
   threads: Number(flags.threads),
@@ -169,7 +201,7 @@ for (const [name, row] of Object.entries(summary)) {
   console.log(`| ${name} | ${fixed(row.ttfbMedianMs)} | ${fixed(row.tokensPerSecondMedian, 1)} |`);
 }
 console.log(
-  `\nmedian TTFB added by HTTP (paired, ${runs} runs, ${backend.modelId}, ${maxTokens} tokens): raw fetch ${fixed(overheadHttp)} ms, OpenAIBackend ${fixed(overheadBackend)} ms`,
+  `\nmedian TTFB added by HTTP (paired, ${runs} runs, ${backend.modelId}, ${maxTokens} tokens, server ${report.server}): raw fetch ${fixed(overheadHttp)} ms, OpenAIBackend ${fixed(overheadBackend)} ms`,
 );
 console.log(
   `server-side mean TTFB (arrival to first content write, all HTTP runs): ${fixed(serverMeanTtfbMs)} ms`,
