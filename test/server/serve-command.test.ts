@@ -1,6 +1,7 @@
 // `tessera serve` as users run it: the built CLI in a child process, on the tiny model.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -66,5 +67,29 @@ describe("tessera serve", () => {
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
+  });
+
+  it("exits with one clear line when the port is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const second = spawn(
+        process.execPath,
+        ["dist/cli/main.js", "serve", "--port", String(port), "--threads", "1"],
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let errors = "";
+      second.stderr!.on("data", (data: Buffer) => {
+        errors += data.toString();
+      });
+      const [code] = await once(second, "exit");
+      expect(code).toBe(1);
+      expect(errors).toMatch(/^tessera: .*EADDRINUSE/);
+    } finally {
+      blocker.close();
+    }
   });
 });
