@@ -133,25 +133,40 @@ for (const { name, make, context } of flags["batching-only"] ? [] : strategies) 
   });
 }
 
-// Batched versus sequential best-of-n: the same n samples of the same prompt, each a fixed length.
-const fixed = { ...modelOptions, ignoreEos: true };
-const prompt = new CBlock(tasks[0].prompt);
+// Batched versus sequential best-of-n: n samples of one prompt, each a fixed length. Every measurement gets a
+// prompt never seen before, so no mode profits from KV cells a previous run left behind (prefix reuse), and
+// every mode asks for top-1 logprobs, as best-of-n does, so all do the same work per token.
+const fixed = { ...modelOptions, ignoreEos: true, logits: 1 };
+const freshPrompt = (run, mode) => new CBlock(`${tasks[0].prompt} (Run ${run}, ${mode}.)`);
 const timings = { one: [], batched: [], sequential: [] };
+// Where the time of one sample and of the batch went, from GenerationMetadata.timings (slowest sequence).
+const phases = { onePrefillMs: [], oneDecodeMs: [], batchedPrefillMs: [], batchedDecodeMs: [] };
+const slowest = (thunks, phase) => Math.max(...thunks.map((thunk) => thunk.generation.timings?.[phase] ?? 0));
 for (let run = 0; run < runs; run += 1) {
-  // Every mode asks for top-1 logprobs, as best-of-n does, so all three do the same work per token.
   let started = performance.now();
-  await act(prompt, new SimpleContext(), backend, { modelOptions: { ...fixed, logits: 1 } });
+  const single = await act(freshPrompt(run, "one"), new SimpleContext(), backend, { modelOptions: fixed });
   timings.one.push(performance.now() - started);
+  phases.onePrefillMs.push(slowest([single.output], "prefillMs"));
+  phases.oneDecodeMs.push(slowest([single.output], "decodeMs"));
 
   started = performance.now();
-  await new BestOfNStrategy({ n }).sample(prompt, new SimpleContext(), backend, null, {
-    modelOptions: fixed,
-  });
+  const batch = await new BestOfNStrategy({ n }).sample(
+    freshPrompt(run, "batched"),
+    new SimpleContext(),
+    backend,
+    null,
+    { modelOptions: fixed },
+  );
   timings.batched.push(performance.now() - started);
+  phases.batchedPrefillMs.push(slowest(batch.sampleGenerations, "prefillMs"));
+  phases.batchedDecodeMs.push(slowest(batch.sampleGenerations, "decodeMs"));
 
+  // One prompt for the n sequential samples: after the first, later samples may reuse its prefix, as a
+  // sequential best-of-n would.
+  const sequentialPrompt = freshPrompt(run, "sequential");
   started = performance.now();
   for (let sample = 0; sample < n; sample += 1) {
-    await act(prompt, new SimpleContext(), backend, { modelOptions: { ...fixed, logits: 1 } });
+    await act(sequentialPrompt, new SimpleContext(), backend, { modelOptions: fixed });
   }
   timings.sequential.push(performance.now() - started);
 }
@@ -161,6 +176,7 @@ const batching = {
   oneSampleMs: median(timings.one),
   batchedMs: median(timings.batched),
   sequentialMs: median(timings.sequential),
+  ...Object.fromEntries(Object.entries(phases).map(([name, values]) => [name, median(values)])),
 };
 await backend.dispose();
 
@@ -187,6 +203,10 @@ for (const [label, value] of [
 ]) {
   console.log(`| ${label} | ${value.toFixed(1)} | ${(value / batching.oneSampleMs).toFixed(2)} |`);
 }
+console.log(
+  `Prefill / decode ms: one sample ${batching.onePrefillMs.toFixed(0)} / ${batching.oneDecodeMs.toFixed(0)}, ` +
+    `batch of ${n} (slowest sequence) ${batching.batchedPrefillMs.toFixed(0)} / ${batching.batchedDecodeMs.toFixed(0)}`,
+);
 if (flags.json) {
   writeFileSync(
     flags.json,
