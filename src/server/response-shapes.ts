@@ -11,7 +11,8 @@ export interface ResponseIdentity {
   model: string;
 }
 
-interface WireLogprob {
+/** One entry of OpenAI's chat `logprobs.content`. */
+export interface WireLogprob {
   token: string;
   logprob: number;
   bytes: number[];

@@ -202,6 +202,31 @@ describe("the official client against tessera serve on the tiny model", () => {
     expect(completion.object).toBe("text_completion");
     expect(completion.usage?.completion_tokens).toBe(5);
     expect(completion.choices[0]!.finish_reason).toBe("length");
+
+    const withLogprobs = await client.completions.create({
+      model: "tiny",
+      prompt: "Once",
+      max_tokens: 4,
+      logprobs: 2,
+    });
+    const logprobs = withLogprobs.choices[0]!.logprobs!;
+    expect(logprobs.tokens).toHaveLength(4);
+    expect(logprobs.tokens!.join("")).toBe(withLogprobs.choices[0]!.text);
+    expect(logprobs.text_offset).toEqual(
+      [0, 1, 2, 3].map((index) => logprobs.tokens!.slice(0, index).join("").length),
+    );
+    expect(Object.keys(logprobs.top_logprobs![0]!).length).toBeLessThanOrEqual(2);
+    expect(logprobs.token_logprobs![0]).toBeLessThanOrEqual(0);
+
+    const stream = await client.completions.create({
+      model: "tiny",
+      prompt: "Once",
+      max_tokens: 4,
+      stream: true,
+    });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.text ?? "";
+    expect(text.length).toBeGreaterThan(0);
   });
 
   it("refuses a prompt longer than the context with a 400 before streaming", async () => {

@@ -5,7 +5,7 @@ import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import { parseBody } from "../parse-body.js";
 import { completionRequestSchema } from "../request-schemas.js";
 import { samplingToModelOptions } from "../request-to-generation.js";
-import { textCompletionBody } from "../response-shapes.js";
+import { choiceExtras, textCompletionBody, type WireLogprob } from "../response-shapes.js";
 import { type ServeDependencies, serveGeneration } from "../serve-generation.js";
 
 /** POST /v1/completions: one prompt, continued as text (streamed or not). */
@@ -20,13 +20,36 @@ export function registerCompletionsRoute(
     const modelOptions = samplingToModelOptions(body);
     if (body.logprobs != null && body.logprobs > 0) modelOptions.logits = body.logprobs;
     const echo = body.echo === true ? prompt : "";
+    const topLogprobs = body.logprobs != null && body.logprobs > 0 ? body.logprobs : null;
+    // The legacy format's text_offset counts characters from the start of the returned text.
+    let offset = echo.length;
+    const legacy = (extras: Record<string, unknown>) => {
+      const content = (extras.logprobs as { content?: WireLogprob[] } | null | undefined)?.content;
+      if (content === undefined) return null;
+      const offsets = content.map((step) => {
+        const at = offset;
+        offset += step.token.length;
+        return at;
+      });
+      return {
+        tokens: content.map((step) => step.token),
+        token_logprobs: content.map((step) => step.logprob),
+        top_logprobs: content.map((step) =>
+          Object.fromEntries(
+            step.top_logprobs.map((alternative) => [alternative.token, alternative.logprob]),
+          ),
+        ),
+        text_offset: offsets,
+      };
+    };
+    const logprobs = { topLogprobs, rawLogits: false };
     await serveGeneration(
       reply,
       {
         route: "completions",
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
-        logprobs: { topLogprobs: null, rawLogits: false },
+        logprobs,
         toolsOffered: false,
         start: async (signal) => {
           const [thunk] = await backend.generateFromRaw([new CBlock(prompt)], new SimpleContext(), {
@@ -35,8 +58,13 @@ export function registerCompletionsRoute(
           });
           return thunk!;
         },
-        body: (identity, thunk) => textCompletionBody(identity, thunk, echo),
-        chunk: (identity, delta, _extras, finishReason) => ({
+        body: (identity, thunk) => {
+          const completion = textCompletionBody(identity, thunk, echo);
+          const [choice] = completion.choices as Array<Record<string, unknown>>;
+          if (topLogprobs !== null) choice!.logprobs = legacy(choiceExtras(thunk, logprobs));
+          return completion;
+        },
+        chunk: (identity, delta, extras, finishReason) => ({
           id: identity.id,
           object: "text_completion",
           created: identity.created,
@@ -46,7 +74,7 @@ export function registerCompletionsRoute(
               index: 0,
               text: (delta.first ? echo : "") + (delta.text ?? ""),
               finish_reason: finishReason,
-              logprobs: null,
+              logprobs: topLogprobs === null ? null : legacy(extras),
             },
           ],
         }),
