@@ -25,7 +25,20 @@ export interface BarChartInput {
   subtitle?: string;
 }
 
-const palette = ["#3559c7", "#e67e22", "#27ae60", "#c0392b", "#8e44ad", "#16a085", "#7f8c8d", "#d35400"];
+const palette = [
+  "#3559c7",
+  "#e67e22",
+  "#27ae60",
+  "#c0392b",
+  "#8e44ad",
+  "#16a085",
+  "#7f8c8d",
+  "#d35400",
+  "#2c3e50",
+  "#f1c40f",
+  "#e84393",
+  "#00a8ff",
+];
 
 function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
