@@ -6,6 +6,7 @@ import {
   act,
   ChatContext,
   chat,
+  check,
   GenerativeInputError,
   GenerativeOutputError,
   generative,
@@ -15,9 +16,11 @@ import {
   Query,
   query,
   RepairTemplateStrategy,
+  req,
   runToolCalls,
   SimpleContext,
   StreamingWithStrategyError,
+  simpleValidate,
   startSession,
   Transform,
   transform,
@@ -230,6 +233,27 @@ describe("generative", () => {
       (caught: unknown) => caught,
     );
     expect(GenerativeOutputError.isInstance(notJson)).toBe(true);
+  });
+
+  it("shows its requirements in the prompt and validates them with the strategy", async () => {
+    const positiveOnly = generative({
+      name: "rate",
+      description: "Rate a review from 1 to 5.",
+      input: z.object({ review: z.string() }),
+      output: z.number().int(),
+      requirements: [
+        req("Use the whole scale.", () => true),
+        check(
+          "Never rate 1.",
+          simpleValidate((text) => !text.includes(":1}")),
+        ),
+      ],
+    });
+    const backend = scripted(['{"result":1}', '{"result":4}']);
+    expect(await positiveOnly({ review: "ok" }, { backend })).toBe(4);
+    const prompt = new TemplateFormatter("scripted").print(backend.calls[0]!.action);
+    expect(prompt).toContain("* Use the whole scale.");
+    expect(prompt).not.toContain("Never rate 1.");
   });
 
   it("runs in a session and extends its context", async () => {

@@ -21,6 +21,8 @@ export class GenerativeSlot<Output> extends Component<{ result: Output }> {
   readonly arguments: Record<string, unknown>;
   readonly inputSchema: z.ZodObject;
   readonly envelope: z.ZodType<{ result: Output }>;
+  /** Requirement texts shown with the call (check-only ones are left out by the caller). */
+  readonly requirements: readonly string[];
 
   constructor(
     functionName: string,
@@ -28,6 +30,7 @@ export class GenerativeSlot<Output> extends Component<{ result: Output }> {
     inputSchema: z.ZodObject,
     outputSchema: z.ZodType<Output>,
     args: Record<string, unknown>,
+    requirements: readonly string[] = [],
   ) {
     super();
     this.functionName = functionName;
@@ -35,6 +38,7 @@ export class GenerativeSlot<Output> extends Component<{ result: Output }> {
     this.inputSchema = inputSchema;
     this.envelope = resultEnvelope(outputSchema) as unknown as z.ZodType<{ result: Output }>;
     this.arguments = args;
+    this.requirements = requirements;
     this.images = null;
     this.audio = null;
   }
@@ -53,6 +57,7 @@ export class GenerativeSlot<Output> extends Component<{ result: Output }> {
         inputSchema: schemaText(this.inputSchema),
         arguments: JSON.stringify(this.arguments, null, 2),
         outputSchema: schemaText(this.envelope),
+        requirements: this.requirements,
       },
       templateOrder: ["*", "GenerativeSlot"],
     };

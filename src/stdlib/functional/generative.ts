@@ -8,6 +8,7 @@ import { GenerativeSlot } from "../components/generative-slot.js";
 import { SimpleContext } from "../contexts/simple-context.js";
 import { GenerativeInputError } from "../errors/generative-input-error.js";
 import { GenerativeOutputError } from "../errors/generative-output-error.js";
+import { reqify } from "../requirements/requirement-helpers.js";
 import { Session } from "../session/session.js";
 import { type ActOptions, type ActResult, act } from "./act.js";
 
@@ -40,6 +41,10 @@ export interface GenerativeFunction<Input extends z.ZodObject, Output extends z.
 export function generative<Input extends z.ZodObject, Output extends z.ZodType>(
   spec: GenerativeSpec<Input, Output>,
 ): GenerativeFunction<Input, Output> {
+  const requirements = spec.requirements?.map(reqify);
+  const shownRequirements = (requirements ?? [])
+    .filter((requirement) => requirement.checkOnly !== true && requirement.description !== null)
+    .map((requirement) => requirement.description as string);
   const run = async (args: z.input<Input>, target: GenerativeTarget): Promise<z.output<Output>> => {
     const parsedArgs = spec.input.safeParse(args);
     if (!parsedArgs.success) {
@@ -59,11 +64,12 @@ export function generative<Input extends z.ZodObject, Output extends z.ZodType>(
       spec.input,
       spec.output as z.ZodType<z.output<Output>>,
       parsedArgs.data as Record<string, unknown>,
+      shownRequirements,
     );
     type Envelope = { result: z.output<Output> };
     const options: ActOptions<Envelope> = {
       format: slot.envelope,
-      ...(spec.requirements === undefined ? {} : { requirements: spec.requirements }),
+      ...(requirements === undefined ? {} : { requirements }),
       ...(spec.strategy === undefined ? {} : { strategy: spec.strategy }),
       ...(spec.modelOptions === undefined ? {} : { modelOptions: spec.modelOptions }),
     };
