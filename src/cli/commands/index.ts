@@ -3,6 +3,7 @@ import { registerBenchCommand } from "./bench.js";
 import { registerChatCommand } from "./chat.js";
 import { registerInspectCommand } from "./inspect.js";
 import { registerModelsCommand } from "./models.js";
+import { registerReliabilityCommand } from "./reliability.js";
 import { registerRunCommand } from "./run.js";
 import { registerServeCommand } from "./serve.js";
 
@@ -14,4 +15,5 @@ export function registerCommands(program: Command): void {
   registerChatCommand(program);
   registerBenchCommand(program);
   registerServeCommand(program);
+  registerReliabilityCommand(program);
 }

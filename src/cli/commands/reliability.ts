@@ -1,0 +1,80 @@
+// `tessera reliability`: fuzzed models, cancellation soak, stalled consumer and a disconnect storm
+// against `tessera serve`, printing the figures (README "Reliability" table). Exit code 1 when a
+// target is missed, so CI can run a reduced version.
+import { SingleBar } from "cli-progress";
+import { type Command, InvalidArgumentError } from "commander";
+import {
+  formatReliability,
+  reliabilityPassed,
+  runReliability,
+} from "../../reliability/reliability-report.js";
+
+function count(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0)
+    throw new InvalidArgumentError("Expected a non-negative integer.");
+  return value;
+}
+
+interface ReliabilityOptions {
+  fuzz: number;
+  cancellations: number;
+  stallSeconds: number;
+  clients: number;
+  seed: number;
+  keepFailures?: string;
+  json?: boolean;
+}
+
+export function registerReliabilityCommand(program: Command): void {
+  program
+    .command("reliability")
+    .description(
+      "fuzz model files, soak cancellations, stall a stream, storm `tessera serve`; print the figures",
+    )
+    .option("--fuzz <n>", "mutated GGUF files to load", count, 10_000)
+    .option("--cancellations <n>", "generations to cancel at random moments", count, 1000)
+    .option("--stall-seconds <s>", "seconds a stream is left unread", count, 60)
+    .option("--clients <n>", "concurrent clients against tessera serve", count, 100)
+    .option("--seed <n>", "run seed (same seed, same cases)", count, 1)
+    .option("--keep-failures <dir>", "copy files that crashed or hung into this folder")
+    .option("--json", "print the figures as JSON")
+    .action(async (options: ReliabilityOptions) => {
+      const bar = new SingleBar({
+        stream: process.stderr,
+        format: " {bar} {value}/{total} {stage}",
+        hideCursor: true,
+      });
+      let stage = "";
+      let barRunning = false;
+      const figures = await runReliability({
+        fuzzCases: options.fuzz,
+        cancellations: options.cancellations,
+        stallSeconds: options.stallSeconds,
+        stormClients: options.clients,
+        runSeed: options.seed,
+        ...(options.keepFailures !== undefined && { keepFailuresIn: options.keepFailures }),
+        onStage: (next) => {
+          if (barRunning) bar.stop();
+          barRunning = false;
+          stage = next;
+          process.stderr.write(`${next}\n`);
+        },
+        onProgress: (done, total) => {
+          if (!process.stderr.isTTY) return;
+          if (!barRunning) {
+            bar.start(total, 0, { stage });
+            barRunning = true;
+          }
+          bar.update(done, { stage });
+        },
+      });
+      if (barRunning) bar.stop();
+      process.stdout.write(
+        options.json === true
+          ? `${JSON.stringify(figures, null, 2)}\n`
+          : `${formatReliability(figures).join("\n")}\n`,
+      );
+      if (!reliabilityPassed(figures)) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,132 @@
+// Runs the reliability suite the CLI offers (model fuzz, cancellation soak, stalled consumer,
+// disconnect storm) and renders its figures as text lines; the JSON form is the figures themselves.
+import { type CancellationSoakFigures, runCancellationSoak } from "./cancellation-soak.js";
+import { type ModelFuzzFigures, runModelFuzz } from "./model-fuzz-runner.js";
+import { type DisconnectStormFigures, runDisconnectStorm } from "./serve-disconnect-storm.js";
+import { runStalledConsumer, type StalledConsumerFigures } from "./stalled-consumer.js";
+
+export interface ReliabilityRunOptions {
+  readonly fuzzCases: number;
+  readonly cancellations: number;
+  readonly stallSeconds: number;
+  readonly stormClients: number;
+  readonly runSeed?: number;
+  readonly keepFailuresIn?: string;
+  readonly onStage?: (stage: string) => void;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export interface ReliabilityFigures {
+  readonly date: string;
+  readonly fuzz: ModelFuzzFigures | null;
+  readonly cancellation: CancellationSoakFigures | null;
+  readonly stall: StalledConsumerFigures | null;
+  readonly storm: DisconnectStormFigures | null;
+}
+
+export async function runReliability(options: ReliabilityRunOptions): Promise<ReliabilityFigures> {
+  const runSeed = options.runSeed ?? 1;
+  const progress = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
+  options.onStage?.(`model fuzz: ${options.fuzzCases} mutated GGUF files`);
+  const fuzz =
+    options.fuzzCases > 0
+      ? await runModelFuzz({
+          cases: options.fuzzCases,
+          runSeed,
+          ...progress,
+          ...(options.keepFailuresIn !== undefined && { keepFailuresIn: options.keepFailuresIn }),
+        })
+      : null;
+  options.onStage?.(`cancellation soak: ${options.cancellations} cancelled generations`);
+  const cancellation =
+    options.cancellations > 0
+      ? await runCancellationSoak({ cancellations: options.cancellations, runSeed, ...progress })
+      : null;
+  options.onStage?.(`stalled consumer: ${options.stallSeconds} s`);
+  const stall = options.stallSeconds > 0 ? await runStalledConsumer({ seconds: options.stallSeconds }) : null;
+  options.onStage?.(`disconnect storm: ${options.stormClients} concurrent clients`);
+  const storm =
+    options.stormClients > 0 ? await runDisconnectStorm({ clients: options.stormClients, runSeed }) : null;
+  return { date: new Date().toISOString(), fuzz, cancellation, stall, storm };
+}
+
+const megabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+const seconds = (milliseconds: number): string => `${(milliseconds / 1000).toFixed(1)} s`;
+
+/** True when every figure meets its target (0 crashes, hangs, leaks; memory within 5%). */
+export function reliabilityPassed(figures: ReliabilityFigures): boolean {
+  const { fuzz, cancellation, stall, storm } = figures;
+  const fuzzOk =
+    fuzz === null ||
+    (fuzz.reader.untyped === 0 &&
+      fuzz.reader.hangs === 0 &&
+      fuzz.reader.crashes === 0 &&
+      (fuzz.native === null ||
+        (fuzz.native.untyped === 0 &&
+          fuzz.native.crashes + fuzz.native.hangs === fuzz.native.preventedByValidation)));
+  const soakOk =
+    cancellation === null ||
+    (cancellation.untypedErrors === 0 &&
+      Math.abs(cancellation.rssChangePercent) <= 5 &&
+      cancellation.threadsEnd <= cancellation.threadsAfterWarmup &&
+      cancellation.runningGenerationsEnd === 0 &&
+      cancellation.serverActiveEnd === 0 &&
+      cancellation.stillGeneratesCorrectly);
+  const stallOk =
+    stall === null ||
+    (stall.rssChangePercent <= 5 &&
+      stall.rssMaximumBytes <= stall.rssStartBytes * 1.05 &&
+      stall.tokensDecodedWhileStalled === 0 &&
+      stall.resumedToTheEnd);
+  const stormOk =
+    storm === null ||
+    (storm.untypedFailures === 0 &&
+      storm.activeEnd === 0 &&
+      storm.runningGenerationsEnd === 0 &&
+      storm.healthyAfterwards);
+  return fuzzOk && soakOk && stallOk && stormOk;
+}
+
+export function formatReliability(figures: ReliabilityFigures): string[] {
+  const lines = [`tessera reliability, ${figures.date}`];
+  const { fuzz, cancellation, stall, storm } = figures;
+  if (fuzz !== null) {
+    lines.push(
+      `model fuzz: ${fuzz.cases} files (seed ${fuzz.runSeed}) in ${seconds(fuzz.durationMs)}; families ${JSON.stringify(fuzz.byFamily)}`,
+      `  reader: ${fuzz.reader.accepted} accepted, ${fuzz.reader.rejected} typed rejections, ${fuzz.reader.untyped} untyped, ${fuzz.reader.hangs} hangs, ${fuzz.reader.crashes} out-of-memory`,
+    );
+    if (fuzz.native !== null) {
+      const native = fuzz.native;
+      lines.push(
+        `  native load (child process): ${native.generated} loaded and generated, ${native.rejected} typed rejections, ${native.untyped} untyped, ${native.crashes} crashes, ${native.hangs} hangs (${native.preventedByValidation} of those prevented by the pre-load validation)`,
+      );
+    }
+    for (const failure of fuzz.failures.slice(0, 20)) {
+      lines.push(
+        `  ! case ${failure.index} (${failure.seedName}, ${failure.description}): ${failure.where} ${failure.outcome}${failure.preventedByValidation ? " [prevented by pre-load validation]" : ""}: ${failure.detail}`,
+      );
+    }
+  }
+  if (cancellation !== null) {
+    const soak = cancellation;
+    lines.push(
+      `cancellation soak: ${soak.cancellations} cancellations ${JSON.stringify(soak.byKind)} in ${seconds(soak.durationMs)}`,
+      `  ${soak.aborted} aborted, ${soak.finishedFirst} finished before the abort, ${soak.typedErrors} other typed errors, ${soak.untypedErrors} untyped`,
+      `  RSS ${megabytes(soak.rssAfterWarmupBytes)} after warm-up -> ${megabytes(soak.rssEndBytes)} (${soak.rssChangePercent.toFixed(2)}%); threads ${soak.threadsAfterWarmup} -> ${soak.threadsEnd}; idle CPU ${soak.idleCpuMsPerSecond.toFixed(1)} ms/s; running ${soak.runningGenerationsEnd}; server slots held ${soak.serverActiveEnd}; still correct: ${soak.stillGeneratesCorrectly}`,
+    );
+    for (const sample of soak.errorSamples) lines.push(`  ! ${sample}`);
+  }
+  if (stall !== null) {
+    lines.push(
+      `stalled consumer: ${stall.seconds} s unread; ${stall.tokensDecodedWhileStalled} tokens decoded meanwhile; RSS ${megabytes(stall.rssStartBytes)} -> ${megabytes(stall.rssEndBytes)} (${stall.rssChangePercent.toFixed(2)}%, max ${megabytes(stall.rssMaximumBytes)}); CPU ${stall.cpuMsPerSecond.toFixed(1)} ms/s; threads ${stall.threadsStart} -> ${stall.threadsEnd}; resumed to the end: ${stall.resumedToTheEnd}`,
+    );
+  }
+  if (storm !== null) {
+    lines.push(
+      `disconnect storm: ${storm.clients} concurrent clients in ${seconds(storm.durationMs)}: ${storm.completed} completed, ${storm.disconnected} disconnected on purpose, ${storm.typedErrors} typed errors (statuses ${JSON.stringify(storm.statuses)}), ${storm.untypedFailures} untyped; afterwards ${storm.activeEnd} slots held, ${storm.queuedEnd} queued, ${storm.runningGenerationsEnd} running, healthy: ${storm.healthyAfterwards}`,
+    );
+    for (const sample of storm.failureSamples) lines.push(`  ! ${sample}`);
+  }
+  lines.push(reliabilityPassed(figures) ? "result: PASS" : "result: FAIL");
+  return lines;
+}
