@@ -222,6 +222,16 @@ describe("RejectionSamplingStrategy", () => {
     expect(events.at(-1)).toBe("end error");
   });
 
+  it("does nothing when the signal is already aborted", async () => {
+    const backend = scripted(["never"]);
+    const error = await new RejectionSamplingStrategy()
+      .sample(new CBlock("q"), new SimpleContext(), backend, null, { signal: AbortSignal.abort() })
+      .catch((caught: unknown) => caught);
+    expect(SamplingAbortedError.isInstance(error)).toBe(true);
+    expect((error as SamplingAbortedError).samplesDrawn).toBe(0);
+    expect(backend.calls).toHaveLength(0);
+  });
+
   it("aborts a generation in flight", async () => {
     const controller = new AbortController();
     const backend = scripted([{ text: "a slow answer with many words", delayMs: 20 }]);
