@@ -68,11 +68,15 @@ describe("model presets", () => {
         const matrices = parsed.tensors.filter((tensor) => tensor.shape.length === 2);
         expect(new Set(matrices.map((tensor) => tensor.type))).toEqual(new Set([type]));
         expect(parsed.tensorDataOffset).toBe(layout.header.length);
-        const theirs = await readGgufFileInfo(path, { readTensorInfo: true });
-        expect(theirs.tensorInfo?.length).toBe(parsed.tensors.length);
-        expect((theirs.metadata as { llama: { block_count: number } }).llama.block_count).toBe(
-          hyper.blockCount,
-        );
+        // node-llama-cpp reads the same header (once per preset: the types only change the tensor table).
+        if (type === "Q4_0") {
+          const theirs = await readGgufFileInfo(path, { readTensorInfo: true });
+          expect(theirs.tensorInfo?.map((tensor) => tensor.dimensions.map(Number))).toEqual(
+            parsed.tensors.map((tensor) => tensor.shape),
+          );
+          const theirLlama = (theirs.metadata as { llama: { block_count: number } }).llama;
+          expect(theirLlama.block_count).toBe(hyper.blockCount);
+        }
       });
     }
   }
