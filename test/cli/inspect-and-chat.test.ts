@@ -58,6 +58,25 @@ describe("tessera inspect", () => {
     expect(report.settings).toMatchObject({ temperature: 0.8, topK: 8, seed: 5 });
   });
 
+  it("reports an output folder that does not exist, in one line", async () => {
+    const result = await runCli([
+      "inspect",
+      "--threads",
+      "1",
+      "-n",
+      "2",
+      "x",
+      "-o",
+      "/nonexistent-folder/page.html",
+    ]);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^tessera: Cannot write \/nonexistent-folder\/page.html: .*pass another --out\.$/,
+      ),
+    ]);
+  });
+
   it("requires --out", async () => {
     const result = await runCli(["inspect", "x"]);
     expect(result.code).toBe(1);

@@ -1,4 +1,7 @@
 // `tessera run` spawned on the tiny model: exit codes, output shape, NDJSON that parses, one-line errors.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { linesOf, runCli } from "./support/run-cli.js";
 
@@ -118,6 +121,17 @@ describe("tessera run errors are one line", () => {
       expect(result.stderr).not.toMatch(/\n\s+at /);
     });
   }
+
+  it("reports a file that is not a GGUF model", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "tessera-cli-"));
+    const file = join(folder, "broken.gguf");
+    writeFileSync(file, "this is not a model file, only some bytes of text");
+    const result = await runCli(["run", "--model", file, "x"]);
+    expect(result.code).toBe(1);
+    expect(linesOf(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^tessera: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
 
   it("shows the stack with --verbose", async () => {
     const result = await runCli(["--verbose", "run", "--model", "no-such-model", "x"]);

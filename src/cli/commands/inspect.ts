@@ -1,10 +1,12 @@
 // `tessera inspect`: generate once with raw and processed logits captured, and write the self-contained
 // inspector page (tokens coloured by probability, raw/processed switch, alternatives on click).
-import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { constants } from "node:fs";
+import { access, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { Message } from "../../messages/components/message.js";
 import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
+import { OutputWriteError } from "../errors/output-write-error.js";
 import { buildInspectorReport } from "../inspector/inspector-report.js";
 import { renderInspectorPage } from "../inspector/render-inspector-page.js";
 import { addModelFlags, describeSampler, type ModelFlags, modelOptionsFromFlags } from "../model-flags.js";
@@ -22,6 +24,11 @@ interface InspectFlags extends ModelFlags {
 
 async function inspect(promptWords: string[], flags: InspectFlags): Promise<void> {
   const prompt = await readPrompt(promptWords);
+  const path = resolve(flags.out);
+  // A missing folder fails before the model is loaded and anything is generated.
+  await access(dirname(path), constants.W_OK).catch((error: unknown) => {
+    throw new OutputWriteError(path, error);
+  });
   const backend = await openBackend({ ...flags, quiet: flags.json === true });
   try {
     // Full vectors give exact entropy and ranks; top-k keeps the page small (the default).
@@ -49,8 +56,9 @@ async function inspect(promptWords: string[], flags: InspectFlags): Promise<void
       settings: { ...describeSampler(flags), finish: thunk.generation.finishReasons?.[0] ?? "?" },
       tokenText: (token) => new TextDecoder().decode(backend.model.tokenToPiece(token, { special: true })),
     });
-    const path = resolve(flags.out);
-    await writeFile(path, renderInspectorPage(report));
+    await writeFile(path, renderInspectorPage(report)).catch((error: unknown) => {
+      throw new OutputWriteError(path, error);
+    });
     if (flags.json) {
       process.stdout.write(
         `${JSON.stringify({ path, tokens: report.tokens.length, model: report.modelId, text })}\n`,
