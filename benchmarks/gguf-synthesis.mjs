@@ -15,7 +15,7 @@ const dirIndex = args.indexOf("--dir");
 const positional = args.filter(
   (arg, index) => !arg.startsWith("--") && (dirIndex < 0 || index !== dirIndex + 1),
 );
-const dir = dirIndex >= 0 ? args[dirIndex + 1] : mkdtempSync(join(tmpdir(), "tessera-bench-"));
+const dir = dirIndex >= 0 ? args[dirIndex + 1] : mkdtempSync(join(tmpdir(), "tessera-gguf-synthesis-"));
 const preset = positional[0] ?? "llama-3.2-1b";
 if (!(preset in modelPresets))
   throw new Error(`unknown preset ${preset}; presets: ${Object.keys(modelPresets).join(", ")}`);
