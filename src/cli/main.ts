@@ -13,6 +13,12 @@ const program = new Command()
 
 registerCommands(program);
 
+// `tessera models info --json | head` closes our stdout early: that is the reader's choice, not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.exitCode = reportCliError(error, program.opts<{ verbose?: boolean }>().verbose === true);
 });
