@@ -27,16 +27,8 @@ export interface ReliabilityFigures {
 export async function runReliability(options: ReliabilityRunOptions): Promise<ReliabilityFigures> {
   const runSeed = options.runSeed ?? 1;
   const progress = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
-  options.onStage?.(`model fuzz: ${options.fuzzCases} mutated GGUF files`);
-  const fuzz =
-    options.fuzzCases > 0
-      ? await runModelFuzz({
-          cases: options.fuzzCases,
-          runSeed,
-          ...progress,
-          ...(options.keepFailuresIn !== undefined && { keepFailuresIn: options.keepFailuresIn }),
-        })
-      : null;
+  // Memory-sensitive stages first, in a process the fuzz (megabytes of seeds and parsed headers) has
+  // not touched yet; the fuzz runs last.
   options.onStage?.(`cancellation soak: ${options.cancellations} cancelled generations`);
   const cancellation =
     options.cancellations > 0
@@ -47,6 +39,16 @@ export async function runReliability(options: ReliabilityRunOptions): Promise<Re
   options.onStage?.(`disconnect storm: ${options.stormClients} concurrent clients`);
   const storm =
     options.stormClients > 0 ? await runDisconnectStorm({ clients: options.stormClients, runSeed }) : null;
+  options.onStage?.(`model fuzz: ${options.fuzzCases} mutated GGUF files`);
+  const fuzz =
+    options.fuzzCases > 0
+      ? await runModelFuzz({
+          cases: options.fuzzCases,
+          runSeed,
+          ...progress,
+          ...(options.keepFailuresIn !== undefined && { keepFailuresIn: options.keepFailuresIn }),
+        })
+      : null;
   return { date: new Date().toISOString(), fuzz, cancellation, stall, storm };
 }
 
