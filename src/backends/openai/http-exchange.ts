@@ -62,7 +62,7 @@ export class HttpExchange {
     this.#response = response;
     if (!response.ok) {
       const retryAfterMs = parseRetryAfter(response.headers);
-      const body = await this.#readErrorBody(response);
+      const body = await this.#readErrorBody();
       this.close();
       throw new OpenAIHttpError(this.#options.url, response.status, body, retryAfterMs);
     }
@@ -133,7 +133,7 @@ export class HttpExchange {
     }
   }
 
-  async #readErrorBody(response: Response): Promise<string> {
+  async #readErrorBody(): Promise<string> {
     const parts: Uint8Array[] = [];
     let size = 0;
     try {
@@ -145,7 +145,6 @@ export class HttpExchange {
     } catch {
       // The status is what matters; a body that fails to arrive only loses the detail.
     }
-    void response;
     return Buffer.concat(parts).toString("utf8").slice(0, maxErrorBodyBytes);
   }
 

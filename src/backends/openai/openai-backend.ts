@@ -16,9 +16,6 @@ import { OpenAIBackendError } from "./errors/openai-backend-error.js";
 import { OpenAIConfigurationError } from "./errors/openai-configuration-error.js";
 import { OpenAIHttpError } from "./errors/openai-http-error.js";
 import { OpenAIIncompleteStreamError } from "./errors/openai-incomplete-stream-error.js";
-import { OpenAIMalformedStreamError } from "./errors/openai-malformed-stream-error.js";
-import { OpenAIProviderError } from "./errors/openai-provider-error.js";
-import { OpenAIResponseTooLargeError } from "./errors/openai-response-too-large-error.js";
 import {
   defaultMaxResponseBytes,
   defaultRetryPolicy,
@@ -29,6 +26,7 @@ import {
 } from "./fault-policy.js";
 import { HttpExchange } from "./http-exchange.js";
 import { type OpenAIChunk, OpenAIOutputAssembler } from "./output-assembler.js";
+import { readChatStream } from "./read-chat-stream.js";
 
 export interface OpenAIBackendOptions extends BaseBackendOptions {
   /** Model name sent to the server; default OPENAI_MODEL. */
@@ -166,7 +164,7 @@ export class OpenAIBackend extends BaseBackend {
       });
       try {
         await exchange.open();
-        if (stream) await this.#readStream(thunk, exchange, producer, startedAt, progress, maxChunks);
+        if (stream) await readChatStream({ thunk, exchange, producer, startedAt, progress, maxChunks });
         else {
           exchange.firstTokenArrived();
           const completion = await exchange.json();
@@ -211,57 +209,6 @@ export class OpenAIBackend extends BaseBackend {
     }
   }
 
-  async #readStream<T>(
-    thunk: ModelOutputThunk<T>,
-    exchange: HttpExchange,
-    producer: ThunkProducer<OpenAIChunk>,
-    startedAt: number,
-    progress: { text: string; delivered: boolean },
-    maxChunks: number | undefined,
-  ): Promise<void> {
-    // Chunks without content (the role announcement) wait here, so a retry never leaves a failed attempt's
-    // chunks on the thunk.
-    const held: OpenAIChunk[] = [];
-    let contentChunks = 0;
-    for await (const event of exchange.events()) {
-      if (exchange.firstByteAt !== null && !progress.delivered)
-        thunk.generation.ttfbMs = exchange.firstByteAt - startedAt;
-      if (event.data === "[DONE]") {
-        for (const chunk of held.splice(0)) if (!(await producer.push(chunk))) return;
-        return;
-      }
-      let payload: Record<string, unknown>;
-      try {
-        payload = JSON.parse(event.data) as Record<string, unknown>;
-      } catch (error) {
-        throw new OpenAIMalformedStreamError("an event", event.data, error);
-      }
-      if (event.event === "error" || (payload.error !== undefined && payload.error !== null)) {
-        throw new OpenAIProviderError(payload.error ?? payload);
-      }
-      const chunk: OpenAIChunk = { kind: "chunk", chunk: payload };
-      const delta = chunkDelta(payload);
-      if (!delta.hasOutput) {
-        held.push(chunk);
-        continue;
-      }
-      contentChunks += 1;
-      // A server that ignores max_tokens is cut off: one chunk carries at least one token.
-      if (maxChunks !== undefined && contentChunks > maxChunks) {
-        throw new OpenAIResponseTooLargeError(maxChunks, "tokens");
-      }
-      if (!progress.delivered) {
-        progress.delivered = true;
-        exchange.firstTokenArrived();
-        thunk.generation.timeToFirstTokenMs = performance.now() - startedAt;
-      }
-      for (const earlier of held.splice(0)) if (!(await producer.push(earlier))) return;
-      if (!(await producer.push(chunk))) return;
-      progress.text += delta.text;
-    }
-    throw new OpenAIIncompleteStreamError("the body ended");
-  }
-
   #requestHeaders(): Record<string, string> {
     const headers: Record<string, string> = {
       accept: "text/event-stream, application/json",
@@ -271,23 +218,4 @@ export class OpenAIBackend extends BaseBackend {
       headers.authorization = `Bearer ${this.#apiKey}`;
     return headers;
   }
-}
-
-function chunkDelta(payload: Record<string, unknown>): { hasOutput: boolean; text: string } {
-  const choices = Array.isArray(payload.choices)
-    ? (payload.choices as Array<{ delta?: Record<string, unknown> }>)
-    : [];
-  let text = "";
-  let hasOutput = false;
-  for (const choice of choices) {
-    const delta = choice.delta ?? {};
-    if (typeof delta.content === "string" && delta.content.length > 0) {
-      text += delta.content;
-      hasOutput = true;
-    }
-    if (typeof delta.reasoning_content === "string" && delta.reasoning_content.length > 0) hasOutput = true;
-    if (typeof delta.reasoning === "string" && delta.reasoning.length > 0) hasOutput = true;
-    if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) hasOutput = true;
-  }
-  return { hasOutput, text };
 }

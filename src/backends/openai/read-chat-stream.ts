@@ -1,0 +1,94 @@
+import type { ModelOutputThunk, ThunkProducer } from "../../core/model-output-thunk.js";
+import { OpenAIIncompleteStreamError } from "./errors/openai-incomplete-stream-error.js";
+import { OpenAIMalformedStreamError } from "./errors/openai-malformed-stream-error.js";
+import { OpenAIProviderError } from "./errors/openai-provider-error.js";
+import { OpenAIResponseTooLargeError } from "./errors/openai-response-too-large-error.js";
+import type { HttpExchange } from "./http-exchange.js";
+import type { OpenAIChunk } from "./output-assembler.js";
+
+/** What the retry loop needs to know: the text that reached the thunk, and whether any output did. */
+export interface StreamProgress {
+  text: string;
+  delivered: boolean;
+}
+
+export interface ReadChatStreamOptions<T> {
+  thunk: ModelOutputThunk<T>;
+  exchange: HttpExchange;
+  producer: ThunkProducer<OpenAIChunk>;
+  /** performance.now() at the start of the generation (retries included). */
+  startedAt: number;
+  progress: StreamProgress;
+  /** maxNewTokens: more output chunks than this means the server ignores max_tokens. */
+  maxChunks: number | undefined;
+}
+
+/**
+ * Push the chunks of one streamed response into the thunk until `data: [DONE]`. Throws a typed error on
+ * an unparsable event, an error event, too many chunks, or a body that ends without [DONE].
+ */
+export async function readChatStream<T>(options: ReadChatStreamOptions<T>): Promise<void> {
+  const { thunk, exchange, producer, startedAt, progress, maxChunks } = options;
+  // Chunks without output (the role announcement) wait here, so a retry never leaves a failed attempt's
+  // chunks on the thunk.
+  const held: OpenAIChunk[] = [];
+  let outputChunks = 0;
+  for await (const event of exchange.events()) {
+    if (exchange.firstByteAt !== null && !progress.delivered) {
+      thunk.generation.ttfbMs = exchange.firstByteAt - startedAt;
+    }
+    if (event.data === "[DONE]") {
+      for (const chunk of held.splice(0)) if (!(await producer.push(chunk))) return;
+      return;
+    }
+    let payload: Record<string, unknown>;
+    try {
+      payload = JSON.parse(event.data) as Record<string, unknown>;
+    } catch (error) {
+      throw new OpenAIMalformedStreamError("an event", event.data, error);
+    }
+    if (event.event === "error" || (payload.error !== undefined && payload.error !== null)) {
+      throw new OpenAIProviderError(payload.error ?? payload);
+    }
+    const chunk: OpenAIChunk = { kind: "chunk", chunk: payload };
+    const delta = chunkOutput(payload);
+    if (!delta.hasOutput) {
+      held.push(chunk);
+      continue;
+    }
+    outputChunks += 1;
+    // A server that ignores max_tokens is cut off: one chunk carries at least one token.
+    if (maxChunks !== undefined && outputChunks > maxChunks) {
+      throw new OpenAIResponseTooLargeError(maxChunks, "tokens");
+    }
+    if (!progress.delivered) {
+      progress.delivered = true;
+      exchange.firstTokenArrived();
+      thunk.generation.timeToFirstTokenMs = performance.now() - startedAt;
+    }
+    for (const earlier of held.splice(0)) if (!(await producer.push(earlier))) return;
+    if (!(await producer.push(chunk))) return;
+    progress.text += delta.text;
+  }
+  throw new OpenAIIncompleteStreamError("the body ended");
+}
+
+/** Whether a chunk carries output (text, reasoning, tool calls), and choice 0's text. */
+function chunkOutput(payload: Record<string, unknown>): { hasOutput: boolean; text: string } {
+  const choices = Array.isArray(payload.choices)
+    ? (payload.choices as Array<{ index?: number; delta?: Record<string, unknown> }>)
+    : [];
+  let text = "";
+  let hasOutput = false;
+  for (const choice of choices) {
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === "string" && delta.content.length > 0) {
+      if ((choice.index ?? 0) === 0) text += delta.content;
+      hasOutput = true;
+    }
+    if (typeof delta.reasoning_content === "string" && delta.reasoning_content.length > 0) hasOutput = true;
+    if (typeof delta.reasoning === "string" && delta.reasoning.length > 0) hasOutput = true;
+    if (Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0) hasOutput = true;
+  }
+  return { hasOutput, text };
+}
