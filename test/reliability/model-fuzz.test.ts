@@ -6,9 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveModel } from "../../src/gguf/default-model.js";
 import { buildFuzzSeeds, type FuzzSeed } from "../../src/reliability/fuzz-seed-models.js";
 import { runModelFuzz } from "../../src/reliability/model-fuzz-runner.js";
 import { NativeLoadHarness } from "../../src/reliability/native-load-harness.js";
+import { validateBeforeNativeLoad } from "../../src/reliability/pre-load-validation.js";
 
 const fuzzCases = 500;
 let seeds: FuzzSeed[];
@@ -31,6 +33,16 @@ describe("the native load harness", () => {
       expect(result.outcome, seed.name).toBe(seed.name.startsWith("vocab-") ? "rejected" : "generated");
     }
     expect(harness.childrenStarted).toBe(1);
+  });
+
+  it("has a pre-load validation that accepts every real model (no false alarms)", async () => {
+    for (const seed of seeds.filter((candidate) => !candidate.name.startsWith("vocab-"))) {
+      const path = join(folder, `${seed.name}-valid.gguf`);
+      writeFileSync(path, seed.bytes);
+      await expect(validateBeforeNativeLoad(path), seed.name).resolves.toBeDefined();
+    }
+    // Llama 3's 128k byte-level BPE vocabulary, as the tiny-bpe preset carries it.
+    await expect(validateBeforeNativeLoad(await resolveModel("tiny-bpe"))).resolves.toBeDefined();
   });
 
   it("counts a crash and a hang of its child and carries on with a fresh one", async () => {
