@@ -1,34 +1,10 @@
 // tessera serve under load: bounded concurrency, disconnects and slow clients (scripted backend).
 import { request as httpRequest } from "node:http";
-import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
-import { startTesseraServer, type TesseraServer, type TesseraServerOptions } from "../../src/server/index.js";
-import { ScriptedBackend, type ScriptedBackendOptions } from "../../src/testing/index.js";
+import type OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
 
-let server: TesseraServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
-
-async function serve(
-  responses: ScriptedBackendOptions["responses"],
-  options: Partial<Omit<TesseraServerOptions, "backend">> & {
-    scripted?: Partial<ScriptedBackendOptions>;
-  } = {},
-) {
-  const { scripted: backendOptions, ...serverOptions } = options;
-  const backend = new ScriptedBackend({ responses, modelId: "scripted-model", ...backendOptions });
-  server = await startTesseraServer({ backend, port: 0, ...serverOptions });
-  const client = new OpenAI({
-    baseURL: `${server.url}/v1`,
-    apiKey: serverOptions.apiKey ?? "none",
-    maxRetries: 0,
-  });
-  return { backend, server, client };
-}
-
-const hello = [{ role: "user" as const, content: "Say hello" }];
+closeServersAfterEach();
 
 describe("tessera serve under load", () => {
   it("runs up to --parallel, queues up to --queue and answers 503 beyond", async () => {

@@ -1,35 +1,11 @@
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import type { AbstractTool } from "../../src/core/abstract-tool.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
-import { startTesseraServer, type TesseraServer, type TesseraServerOptions } from "../../src/server/index.js";
-import { ScriptedBackend, type ScriptedBackendOptions } from "../../src/testing/index.js";
+import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
 
-let server: TesseraServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  server = null;
-});
-
-async function serve(
-  responses: ScriptedBackendOptions["responses"],
-  options: Partial<Omit<TesseraServerOptions, "backend">> & {
-    scripted?: Partial<ScriptedBackendOptions>;
-  } = {},
-) {
-  const { scripted: backendOptions, ...serverOptions } = options;
-  const backend = new ScriptedBackend({ responses, modelId: "scripted-model", ...backendOptions });
-  server = await startTesseraServer({ backend, port: 0, ...serverOptions });
-  const client = new OpenAI({
-    baseURL: `${server.url}/v1`,
-    apiKey: serverOptions.apiKey ?? "none",
-    maxRetries: 0,
-  });
-  return { backend, server, client };
-}
-
-const hello = [{ role: "user" as const, content: "Say hello" }];
+closeServersAfterEach();
 
 describe("tessera serve speaks the OpenAI protocol (official client)", () => {
   it("lists its model and reports health", async () => {
