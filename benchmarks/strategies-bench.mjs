@@ -9,7 +9,6 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
-import { CBlock } from "../dist/core/index.js";
 import {
   act,
   BestOfNStrategy,
@@ -137,7 +136,12 @@ for (const { name, make, context } of flags["batching-only"] ? [] : strategies) 
 // prompt never seen before, so no mode profits from KV cells a previous run left behind (prefix reuse), and
 // every mode asks for top-1 logprobs, as best-of-n does, so all do the same work per token.
 const fixed = { ...modelOptions, ignoreEos: true, logits: 1 };
-const freshPrompt = (run, mode) => new CBlock(`${tasks[0].prompt} (Run ${run}, ${mode}.)`);
+// A realistic instruction (description plus five requirements, ~100 tokens) whose first line is unique.
+const freshPrompt = (run, mode) =>
+  new Instruction({
+    description: `(Run ${run}, ${mode}.) ${tasks[0].prompt}`,
+    requirements: tasks.map((task) => task.requirement),
+  });
 const timings = { one: [], batched: [], sequential: [] };
 // Where the time of one sample and of the batch went, from GenerationMetadata.timings (slowest sequence).
 const phases = { onePrefillMs: [], oneDecodeMs: [], batchedPrefillMs: [], batchedDecodeMs: [] };
