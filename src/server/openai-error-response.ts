@@ -1,4 +1,8 @@
 import { ContextOverflowError } from "../backends/llamacpp/errors/context-overflow-error.js";
+import { GrammarError } from "../backends/llamacpp/errors/grammar-error.js";
+import { InvalidSamplerOptionError } from "../backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { UnsupportedInputError } from "../backends/llamacpp/errors/unsupported-input-error.js";
+import { UnsupportedJsonSchemaError } from "../backends/llamacpp/errors/unsupported-json-schema-error.js";
 import { InvalidAudioError } from "../core/errors/invalid-audio-error.js";
 import { InvalidImageError } from "../core/errors/invalid-image-error.js";
 import { InvalidModelOptionError } from "../core/errors/invalid-model-option-error.js";
@@ -37,7 +41,18 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (ContextOverflowError.isInstance(error)) {
     return response(400, error.message, "invalid_request_error", "messages", "context_length_exceeded");
   }
-  if (UnknownModelOptionError.isInstance(error) || InvalidModelOptionError.isInstance(error)) {
+  if (UnsupportedJsonSchemaError.isInstance(error)) {
+    return response(400, error.message, "invalid_request_error", "response_format", "unsupported_schema");
+  }
+  if (UnsupportedInputError.isInstance(error)) {
+    return response(400, error.message, "invalid_request_error", "messages", "unsupported_input");
+  }
+  if (
+    UnknownModelOptionError.isInstance(error) ||
+    InvalidModelOptionError.isInstance(error) ||
+    InvalidSamplerOptionError.isInstance(error) ||
+    GrammarError.isInstance(error)
+  ) {
     return response(400, error.message, "invalid_request_error", null, "invalid_value");
   }
   if (InvalidImageError.isInstance(error) || InvalidAudioError.isInstance(error)) {

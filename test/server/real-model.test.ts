@@ -229,6 +229,40 @@ describe("the official client against tessera serve on the tiny model", () => {
     expect(text.length).toBeGreaterThan(0);
   });
 
+  it("refuses what the local model cannot take with 400s that say why", async () => {
+    const png =
+      "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    const image = await client.chat.completions
+      .create({
+        model: "tiny",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is it?" },
+              { type: "image_url", image_url: { url: png } },
+            ],
+          },
+        ],
+      })
+      .catch((caught: unknown) => caught);
+    expect(image).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((image as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("unsupported_input");
+
+    const schema = await client.chat.completions
+      .create({
+        model: "tiny",
+        messages: hello,
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: "x", schema: { not: { type: "string" } } },
+        },
+      })
+      .catch((caught: unknown) => caught);
+    expect(schema).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((schema as InstanceType<typeof OpenAI.BadRequestError>).param).toMatch(/^response_format/);
+  });
+
   it("refuses a prompt longer than the context with a 400 before streaming", async () => {
     const error = await client.chat.completions
       .create({ model: "tiny", messages: [{ role: "user", content: "word ".repeat(400) }], stream: true })
