@@ -69,6 +69,9 @@ export {
 } from "./backends/llamacpp/tool-call-format.js";
 // --- backends/openai ---
 export {
+  defaultRetryPolicy,
+  defaultTimeouts,
+  logprobsToTrace,
   OpenAIBackend,
   OpenAIBackendError,
   type OpenAIBackendOptions,
@@ -85,6 +88,8 @@ export {
   type OpenAITimeouts,
   type RawLogitsExtension,
   rawLogitsExtensionField,
+  rawLogitsFromExtension,
+  rawLogitsToExtension,
   type ServerSentEvent,
   SseDecoder,
 } from "./backends/openai/index.js";
@@ -362,11 +367,14 @@ export {
   ConcurrencyLimiter,
   createTesseraApp,
   InvalidRequestError,
+  JsonSchemaTool,
+  type OpenAIErrorBody,
   ServerBusyError,
   ServerMetrics,
   startTesseraServer,
   type TesseraServer,
   type TesseraServerOptions,
+  toErrorResponse,
   UnauthorizedError,
 } from "./server/index.js";
 // --- stdlib ---
