@@ -80,9 +80,11 @@ export async function serveGeneration(
 
   let release: (() => void) | null = null;
   try {
-    metrics.queueDepth.set(limiter.waiting + 1);
+    // acquire() joins the queue synchronously, so the gauge sees this request while it waits.
+    const slot = limiter.acquire(clientGone.signal);
+    metrics.queueDepth.set(limiter.waiting);
     try {
-      release = await limiter.acquire(clientGone.signal);
+      release = await slot;
     } finally {
       metrics.queueDepth.set(limiter.waiting);
     }

@@ -12,9 +12,15 @@ describe("tessera serve under load", () => {
       parallel: 1,
       queue: 1,
     });
-    const results = await Promise.allSettled(
+    const pending = Promise.allSettled(
       [0, 1, 2].map(() => client.chat.completions.create({ model: "m", messages: hello })),
     );
+    // While one runs and one waits, the gauge and /health show the waiting request.
+    await expect
+      .poll(async () => (await fetch(`${server.url}/metrics`)).text())
+      .toContain("tessera_queue_depth 1");
+    expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({ active: 1, queued: 1 });
+    const results = await pending;
     const statuses = results.map((result) =>
       result.status === "fulfilled" ? 200 : (result.reason as InstanceType<typeof OpenAI.APIError>).status,
     );
