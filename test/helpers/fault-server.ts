@@ -28,6 +28,8 @@ export interface FaultServer {
   define(name: string, scenario: FaultScenario): void;
   /** Sockets still open (a client that gives up must close its connection). */
   openSockets(): number;
+  /** TCP connections accepted so far (a client that reuses connections opens few). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -249,7 +251,9 @@ export async function startFaultServer(): Promise<FaultServer> {
       response.destroy();
     }
   });
+  let connections = 0;
   server.on("connection", (socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -263,6 +267,7 @@ export async function startFaultServer(): Promise<FaultServer> {
       table.set(name, scenario);
     },
     openSockets: () => sockets.size,
+    connections: () => connections,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

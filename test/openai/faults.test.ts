@@ -71,6 +71,13 @@ describe("OpenAIBackend against a well-behaved server", () => {
     });
   });
 
+  it("reuses its connection for the next request", async () => {
+    const before = server.connections();
+    for (let index = 0; index < 3; index += 1)
+      expect(await (await generate("ok")).avalue()).toBe("Hello world");
+    expect(server.connections() - before).toBe(1);
+  });
+
   it("answers without streaming when asked", async () => {
     const backend = backendFor("ok");
     const { thunk } = await backend.generateFromContext(new CBlock("Say hello"), new SimpleContext(), {

@@ -97,6 +97,29 @@ export class HttpExchange {
     }
   }
 
+  /**
+   * Read what is left of the body (after `data: [DONE]`, usually just its end) for at most `graceMs`, so
+   * the connection goes back to the pool instead of being cut: the next request skips TCP and TLS setup.
+   */
+  async drainRest(graceMs: number): Promise<void> {
+    const body = this.#response?.body;
+    if (!body || body.locked) return;
+    const reader = body.getReader();
+    const timer = setTimeout(() => {
+      reader.cancel().catch(() => undefined);
+    }, graceMs);
+    try {
+      while (!(await reader.read()).done) {
+        // Anything after [DONE] is ignored.
+      }
+    } catch {
+      // A body that fails now changes nothing: the answer is complete.
+    } finally {
+      clearTimeout(timer);
+      reader.releaseLock();
+    }
+  }
+
   /** Stop the request (if still running) and every clock; idempotent. */
   close(): void {
     for (const timer of this.#timers.values()) clearTimeout(timer);

@@ -33,13 +33,14 @@ export async function readChatStream<T>(options: ReadChatStreamOptions<T>): Prom
   // chunks on the thunk.
   const held: OpenAIChunk[] = [];
   let outputChunks = 0;
+  let done = false;
   for await (const event of exchange.events()) {
     if (exchange.firstByteAt !== null && !progress.delivered) {
       thunk.generation.ttfbMs = exchange.firstByteAt - startedAt;
     }
     if (event.data === "[DONE]") {
-      for (const chunk of held.splice(0)) if (!(await producer.push(chunk))) return;
-      return;
+      done = true;
+      break;
     }
     let payload: Record<string, unknown>;
     try {
@@ -70,7 +71,9 @@ export async function readChatStream<T>(options: ReadChatStreamOptions<T>): Prom
     if (!(await producer.push(chunk))) return;
     progress.text += delta.text;
   }
-  throw new OpenAIIncompleteStreamError("the body ended");
+  if (!done) throw new OpenAIIncompleteStreamError("the body ended");
+  await exchange.drainRest(200);
+  for (const chunk of held.splice(0)) if (!(await producer.push(chunk))) return;
 }
 
 /** Whether a chunk carries output (text, reasoning, tool calls), and choice 0's text. */
