@@ -22,10 +22,9 @@ beforeAll(async () => {
       "2",
       "--context-size",
       "256",
-      "--api-key",
-      "k",
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    // The key from the environment, as scripts should pass it (command lines show up in ps).
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TESSERA_API_KEY: "k" } },
   );
   let output = "";
   let errors = "";
@@ -63,9 +62,27 @@ describe("tessera serve", () => {
     expect(refused.status).toBe(401);
   });
 
-  it("exits cleanly on SIGTERM", async () => {
-    child.kill("SIGTERM");
-    const [code] = await once(child, "exit");
+  it("finishes a running stream on SIGTERM, then exits cleanly", async () => {
+    const client = new OpenAI({ baseURL: baseUrl, apiKey: "k", maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model: "tiny",
+      messages: [{ role: "user", content: "Hi" }],
+      max_tokens: 200,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const exited = once(child, "exit");
+    let signalled = false;
+    let tokens = 0;
+    for await (const chunk of stream) {
+      if (!signalled) {
+        child.kill("SIGTERM");
+        signalled = true;
+      }
+      tokens = chunk.usage?.completion_tokens ?? tokens;
+    }
+    expect(tokens).toBe(200);
+    const [code] = await exited;
     expect(code).toBe(0);
   });
 

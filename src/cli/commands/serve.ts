@@ -51,6 +51,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.stdout.write(
     `tessera serve: ${backend.modelId} at ${server.url}/v1 (parallel ${flags.parallel}, queue ${flags.queue})\n`,
   );
+  // First signal: finish the running generations (up to 10 s) then close; a second one closes at once.
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
@@ -60,6 +61,18 @@ async function serve(flags: ServeFlags): Promise<void> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  const deadline = Date.now() + 10_000;
+  let forced = false;
+  const force = () => {
+    forced = true;
+  };
+  process.once("SIGINT", force);
+  process.once("SIGTERM", force);
+  while (server.limiter.active + server.limiter.waiting > 0 && Date.now() < deadline && !forced) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  process.off("SIGINT", force);
+  process.off("SIGTERM", force);
   await server.close();
   await backend.dispose();
 }
@@ -73,7 +86,11 @@ export function registerServeCommand(program: Command): void {
     .option("--model <file|preset>", "a GGUF file or a preset name (default: the tiny test model)")
     .option("--host <address>", "interface to bind; anything but loopback needs care", "127.0.0.1")
     .option("--port <n>", "port (0 picks a free one)", integerArgument(0, 65535), 8080)
-    .option("--api-key <key>", "require 'Authorization: Bearer <key>' on /v1 and /metrics")
+    .option(
+      "--api-key <key>",
+      "require 'Authorization: Bearer <key>' on /v1 and /metrics (default: TESSERA_API_KEY)",
+      process.env.TESSERA_API_KEY,
+    )
     .option(
       "--parallel <n>",
       "generations decoded together as parallel sequences",
