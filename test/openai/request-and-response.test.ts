@@ -81,6 +81,32 @@ describe("OpenAIBackend requests", () => {
     });
   });
 
+  it("replays reasoning only on assistant turns that called tools", async () => {
+    const baseUrl = streams("record-reasoning", [chunk({ content: "Done" }, { finishReason: "stop" })]);
+    const call = {
+      id: "call_1",
+      type: "function" as const,
+      function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+    };
+    const context = new ChatContext()
+      .add(new Message("user", "Weather?"))
+      .add(new Message("assistant", "", { thinking: "Need the tool.", toolCalls: [call] }))
+      .add(new Message("tool", "sunny", { toolCallId: "call_1" }))
+      .add(new Message("assistant", "It is sunny.", { thinking: "Easy." }));
+    const backend = new OpenAIBackend({ model: "m", baseUrl });
+    const { thunk } = await backend.generateFromContext(new CBlock("Thanks"), context);
+    await thunk.avalue();
+    const messages = server.hits.get("record-reasoning")![0]!.body.messages as Array<Record<string, unknown>>;
+    expect(messages[1]).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [call],
+      reasoning_content: "Need the tool.",
+    });
+    expect(messages[2]).toEqual({ role: "tool", content: "sunny", tool_call_id: "call_1" });
+    expect(messages[3]).toEqual({ role: "assistant", content: "It is sunny." });
+  });
+
   it("sends images and audio as content parts", async () => {
     const baseUrl = streams("record-media", [chunk({ content: "a red square" }, { finishReason: "stop" })]);
     const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: "red" } })
