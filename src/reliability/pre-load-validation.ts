@@ -91,6 +91,10 @@ export function findBadExpertCounts(info: GgufFileInfo): string[] {
   return problems;
 }
 
+// Tokenizers whose token_to_byte handles byte tokens; any other aborts on one
+// (llama-vocab.cpp:3163 `GGML_ABORT("fatal error")`, e.g. "bert" over a SentencePiece vocabulary).
+const byteTokenizers: ReadonlySet<string> = new Set(["llama", "gpt2", "t5"]);
+
 const spmByteTokens = Array.from(
   { length: 256 },
   (_, byte) => `<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`,
@@ -98,8 +102,9 @@ const spmByteTokens = Array.from(
 
 /**
  * Tokenizers llama.cpp accepts at load but aborts on at the first tokenize: "none" and "no_vocab"
- * (`GGML_ASSERT(tokenizer && "Tokenizer not initialized...")`), and a SentencePiece ("llama") vocabulary
- * without its 256 byte tokens (`token_to_id.at()` throws std::out_of_range through the addon: terminate).
+ * (`GGML_ASSERT(tokenizer && "Tokenizer not initialized...")`), byte tokens under a tokenizer that cannot
+ * decode them, and a SentencePiece ("llama") vocabulary without its 256 byte tokens
+ * (`token_to_id.at()` throws std::out_of_range through the addon: terminate).
  */
 export function findUnusableTokenizer(info: GgufFileInfo): string[] {
   const model = info.metadataByKey.get("tokenizer.ggml.model");
@@ -107,6 +112,13 @@ export function findUnusableTokenizer(info: GgufFileInfo): string[] {
   if (name === undefined) return ["tokenizer.ggml.model is missing: the model has no tokenizer"];
   if (name === "none" || name === "no_vocab")
     return [`tokenizer.ggml.model is "${name}": the model cannot tokenize text`];
+  const types = info.metadataByKey.get("tokenizer.ggml.token_type");
+  const byteTokenType = 6;
+  if (!byteTokenizers.has(name) && types?.type === "array" && types.values.includes(byteTokenType)) {
+    return [
+      `tokenizer.ggml.model "${name}" cannot decode byte tokens (token type 6), and the vocabulary has some`,
+    ];
+  }
   if (name !== "llama") return [];
   const tokens = info.metadataByKey.get("tokenizer.ggml.tokens");
   const present = new Set(tokens?.type === "array" ? (tokens.values as unknown[]) : []);

@@ -50,6 +50,11 @@ const regressions: readonly (readonly [string, string, string])[] = [
     "llama-model.cpp:1262 GGML_ASSERT(n_expert_used_max > 0) at load",
   ],
   [
+    "wpm-tokenizer-with-byte-tokens",
+    'tokenizer.ggml.model = "bert" over a vocabulary with byte tokens',
+    'llama-vocab.cpp:3163 GGML_ABORT("fatal error") in token_to_byte, at the first piece',
+  ],
+  [
     "block-count-2-31",
     "llama.block_count = 2^31-1",
     "llama-model.cpp:1226 n_layer <= 512 at load; our validateLlamaModel loops 2^31 times",
