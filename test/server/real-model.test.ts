@@ -154,19 +154,28 @@ describe("the official client against tessera serve on the tiny model", () => {
   });
 
   it("serves concurrent requests as parallel sequences", async () => {
+    // Sample how many generations the native context runs at once while the requests are in flight.
+    let mostAtOnce = 0;
+    const sampler = setInterval(() => {
+      mostAtOnce = Math.max(mostAtOnce, backend.context.runningGenerations);
+    }, 1);
     const answers = await Promise.all(
       [1, 2, 3, 4, 5, 6].map((seed) =>
         client.chat.completions.create({
           model: "tiny",
           messages: hello,
-          max_tokens: 6,
+          max_tokens: 48,
           seed,
           temperature: 0.9,
         }),
       ),
     );
-    for (const answer of answers) expect(answer.usage?.completion_tokens).toBe(6);
+    clearInterval(sampler);
+    for (const answer of answers) expect(answer.usage?.completion_tokens).toBe(48);
+    expect(mostAtOnce).toBeGreaterThan(1);
+    expect(mostAtOnce).toBeLessThanOrEqual(4);
     expect(server.limiter.active).toBe(0);
+    expect(backend.context.runningGenerations).toBe(0);
   });
 
   it("cancels the generation when the client disconnects, and keeps serving", async () => {
@@ -184,6 +193,7 @@ describe("the official client against tessera serve on the tiny model", () => {
     })().catch(() => undefined);
     await expect.poll(() => server.limiter.active, { timeout: 10_000 }).toBe(0);
     expect(await server.metrics.cancelled.get()).toMatchObject({ values: [{ value: 1 }] });
+    await expect.poll(() => backend.context.runningGenerations, { timeout: 10_000 }).toBe(0);
     // No sequence leaked: all four of the context's sequences serve at once afterwards.
     const after = await Promise.all(
       [1, 2, 3, 4].map(() =>
