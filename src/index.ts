@@ -364,6 +364,7 @@ export {
 } from "./messages/index.js";
 // --- server ---
 export {
+  ClientSideToolError,
   ConcurrencyLimiter,
   createTesseraApp,
   InvalidRequestError,

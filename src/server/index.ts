@@ -6,6 +6,7 @@ export {
   type TesseraServer,
   type TesseraServerOptions,
 } from "./create-server.js";
+export { ClientSideToolError } from "./errors/client-side-tool-error.js";
 export { InvalidRequestError } from "./errors/invalid-request-error.js";
 export { ServerBusyError } from "./errors/server-busy-error.js";
 export { UnauthorizedError } from "./errors/unauthorized-error.js";

@@ -1,4 +1,5 @@
 import { AbstractTool, type JsonTool } from "../core/abstract-tool.js";
+import { ClientSideToolError } from "./errors/client-side-tool-error.js";
 import type { ToolInput } from "./request-schemas.js";
 
 /**
@@ -27,6 +28,6 @@ export class JsonSchemaTool extends AbstractTool {
   }
 
   run(): never {
-    throw new Error(`The tool "${this.name}" is run by the client that declared it, not by tessera serve.`);
+    throw new ClientSideToolError(this.name);
   }
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import type { AbstractTool } from "../../src/core/abstract-tool.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
+import { ClientSideToolError } from "../../src/server/index.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
 
 closeServersAfterEach();
@@ -99,6 +100,9 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
       { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
     ]);
     expect(backend.calls[0]!.options.tools!.map((tool) => tool.asJsonTool())).toEqual(tools);
+    // The declared tool only describes; running it on the server is refused with a typed error.
+    const declared = backend.calls[0]!.options.tools![0]!;
+    expect(() => declared.run({})).toThrow(ClientSideToolError);
 
     const stream = await client.chat.completions.create({ model: "m", messages: hello, tools, stream: true });
     const fragments: unknown[] = [];
