@@ -47,7 +47,50 @@ const binFolder = join(buildFolder, "bin");
 const doneMarker = join(buildRoot, ".complete");
 const targets = ["llama-bench", "llama-server"];
 
-if (existsSync(doneMarker) && targets.every((target) => existsSync(join(binFolder, target)))) {
+// x86-64: the instruction sets come from /proc/cpuinfo instead of -march=native, so that AMX is never
+// compiled in. Many VMs list AMX in cpuinfo without enabling its register state; llama.cpp's AMX kernels
+// (used for Q4_0/Q8_0 weights) then die with SIGILL on the first matrix multiplication.
+function cpuFlagOptions() {
+  if (process.arch !== "x64" || process.platform !== "linux" || !existsSync("/proc/cpuinfo")) return [];
+  const flagsLine = readFileSync("/proc/cpuinfo", "utf8").match(/^flags\s*:(.*)$/m)?.[1] ?? "";
+  const has = new Set(flagsLine.trim().split(/\s+/));
+  const avx512 = ["avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw"].every((flag) => has.has(flag));
+  const options = { AVX: has.has("avx"), AVX2: has.has("avx2"), FMA: has.has("fma"), F16C: has.has("f16c") };
+  Object.assign(options, { BMI2: has.has("bmi2"), AVX_VNNI: has.has("avx_vnni"), AVX512: avx512 });
+  Object.assign(options, {
+    AVX512_VBMI: avx512 && has.has("avx512_vbmi"),
+    AVX512_VNNI: avx512 && has.has("avx512_vnni"),
+    AVX512_BF16: avx512 && has.has("avx512_bf16"),
+  });
+  return [
+    "-DGGML_NATIVE=OFF",
+    ...Object.entries(options).map(([name, enabled]) => `-DGGML_${name}=${enabled ? "ON" : "OFF"}`),
+    "-DGGML_AMX_TILE=OFF",
+    "-DGGML_AMX_INT8=OFF",
+    "-DGGML_AMX_BF16=OFF",
+  ];
+}
+
+const configureOptions = [
+  "-DCMAKE_BUILD_TYPE=Release",
+  "-DLLAMA_CURL=OFF",
+  "-DLLAMA_OPENSSL=OFF",
+  "-DLLAMA_BUILD_TESTS=OFF",
+  "-DLLAMA_BUILD_EXAMPLES=OFF",
+  "-DLLAMA_BUILD_TOOLS=ON",
+  "-DLLAMA_BUILD_SERVER=ON",
+  "-DBUILD_SHARED_LIBS=OFF",
+  ...cpuFlagOptions(),
+];
+const configurationKey = JSON.stringify(configureOptions);
+
+// Done when the marker records this exact configuration; another one reconfigures the same build folder,
+// which recompiles only what the change touches (the CPU backend for new instruction-set flags).
+if (
+  existsSync(doneMarker) &&
+  readFileSync(doneMarker, "utf8").trim() === configurationKey &&
+  targets.every((target) => existsSync(join(binFolder, target)))
+) {
   console.log(binFolder);
   process.exit(0);
 }
@@ -83,26 +126,13 @@ function run(command, args) {
 }
 
 const started = Date.now();
-run("cmake", [
-  "-S",
-  sourceFolder,
-  "-B",
-  buildFolder,
-  "-DCMAKE_BUILD_TYPE=Release",
-  "-DLLAMA_CURL=OFF",
-  "-DLLAMA_OPENSSL=OFF",
-  "-DLLAMA_BUILD_TESTS=OFF",
-  "-DLLAMA_BUILD_EXAMPLES=OFF",
-  "-DLLAMA_BUILD_TOOLS=ON",
-  "-DLLAMA_BUILD_SERVER=ON",
-  "-DBUILD_SHARED_LIBS=OFF",
-]);
+run("cmake", ["-S", sourceFolder, "-B", buildFolder, ...configureOptions]);
 run("cmake", ["--build", buildFolder, "--config", "Release", "-j", String(jobs), "--target", ...targets]);
 for (const target of targets) {
   if (!existsSync(join(binFolder, target)))
     fail(`the build finished but ${join(binFolder, target)} is missing.`);
 }
-writeFileSync(doneMarker, `${releaseInfo.tag} built in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+writeFileSync(doneMarker, `${configurationKey}\n`);
 console.error(
   `tessera bench:peers: built ${targets.join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
