@@ -58,7 +58,7 @@ function cpuFlagOptions() {
   const options = { AVX: has.has("avx"), AVX2: has.has("avx2"), FMA: has.has("fma"), F16C: has.has("f16c") };
   Object.assign(options, { BMI2: has.has("bmi2"), AVX_VNNI: has.has("avx_vnni"), AVX512: avx512 });
   Object.assign(options, {
-    AVX512_VBMI: avx512 && has.has("avx512_vbmi"),
+    AVX512_VBMI: avx512 && (has.has("avx512vbmi") || has.has("avx512_vbmi")),
     AVX512_VNNI: avx512 && has.has("avx512_vnni"),
     AVX512_BF16: avx512 && has.has("avx512_bf16"),
   });
