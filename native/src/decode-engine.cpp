@@ -10,9 +10,10 @@
 
 namespace tessera {
 namespace {
-// Below this many shared tokens, prefilling again is cheaper than copying another sequence's KV
-// stream (a cross-stream copy moves the whole stream buffer).
-constexpr size_t minimumSharedPrefix = 32;
+// Below this many shared tokens, prefilling again is about as cheap as copying another sequence's KV
+// stream (a cross-stream copy moves the whole stream buffer: a memcpy of megabytes, where a CPU
+// prefill of a 1B model costs ~25 ms per token).
+constexpr size_t minimumSharedPrefix = 8;
 
 size_t commonPrefix(const std::vector<llama_token>& a, const std::vector<llama_token>& b) {
   const size_t limit = std::min(a.size(), b.size());
