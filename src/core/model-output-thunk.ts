@@ -70,12 +70,16 @@ export class ModelOutputThunk<T = string> {
   readonly #queue = new BoundedChunkQueue<unknown>();
   readonly #abortController = new AbortController();
   #currentStep: Promise<void> | null = null;
-  #deliveredLength = 0;
+  // Text applied but not yet handed to a reader. Kept as pieces so that delivering a delta costs its own
+  // length, not the length of the whole output (slicing a growing string is quadratic over a long stream).
+  #undelivered: string[] = [];
+  #deliveredAny = false;
   #iteratorTaken = false;
   #startedAt = 0;
 
   constructor(value: string | null = null, options: ModelOutputThunkOptions<T> = {}) {
     this.#value = checkValue(value);
+    if (value) this.#undelivered.push(value);
     this.#computed = value !== null;
     this.meta = options.meta ?? {};
     this.parsedRepr = options.parsedRepr ?? null;
@@ -90,6 +94,9 @@ export class ModelOutputThunk<T = string> {
 
   set value(value: string | null) {
     this.#value = checkValue(value);
+    // A value set by hand replaces the stream: a reader that has seen nothing yet gets all of it, one that
+    // has already read deltas gets nothing more (its earlier deltas no longer add up to this value).
+    this.#undelivered = !this.#deliveredAny && value ? [value] : [];
   }
 
   /** True once the output is complete (or was cut short by cancelGeneration). */
@@ -148,9 +155,12 @@ export class ModelOutputThunk<T = string> {
   async astream(): Promise<string> {
     if (this.#computed) throw new ThunkAlreadyComputedError();
     if (this.#failed) throw this.#failure;
-    if (this.#undeliveredLength() === 0) await this.#advance();
-    // Take everything already queued too, without waiting for more.
-    while (this.#queue.size > 0 && !this.#computed && !this.#failed) await this.#advance();
+    if (this.#undelivered.length === 0) await this.#advance();
+    // Take what was already queued when we got here, without waiting for more. Counting it first matters:
+    // a producer that keeps up would otherwise refill the queue forever and defeat the backpressure.
+    for (let queued = this.#queue.size; queued > 0 && !this.#computed && !this.#failed; queued -= 1) {
+      await this.#advance();
+    }
     if (this.#failed) throw this.#failure;
     return this.#takeUndelivered();
   }
@@ -221,15 +231,11 @@ export class ModelOutputThunk<T = string> {
     }
   }
 
-  #undeliveredLength(): number {
-    return (this.#value?.length ?? 0) - this.#deliveredLength;
-  }
-
   #takeUndelivered(): string {
-    const text = this.#value ?? "";
-    if (this.#deliveredLength >= text.length) return "";
-    const delta = text.slice(this.#deliveredLength);
-    this.#deliveredLength = text.length;
+    if (this.#undelivered.length === 0) return "";
+    const delta = this.#undelivered.length === 1 ? this.#undelivered[0]! : this.#undelivered.join("");
+    this.#undelivered = [];
+    this.#deliveredAny = true;
     return delta;
   }
 
@@ -263,7 +269,10 @@ export class ModelOutputThunk<T = string> {
 
   #apply(delta: ThunkDelta | undefined): void {
     if (!delta) return;
-    if (delta.text !== undefined && delta.text.length > 0) this.#value = (this.#value ?? "") + delta.text;
+    if (delta.text !== undefined && delta.text.length > 0) {
+      this.#value = (this.#value ?? "") + delta.text;
+      this.#undelivered.push(delta.text);
+    }
     if (delta.thinking !== undefined && delta.thinking.length > 0) {
       this.thinking = (this.thinking ?? "") + delta.thinking;
     }

@@ -96,6 +96,38 @@ describe("ModelOutputThunk", () => {
       await expect(thunk.astream()).rejects.toBeInstanceOf(ThunkAlreadyComputedError);
     });
 
+    it("astream() takes only what was queued when called, even from a producer that keeps up", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk, 4);
+      let pushed = 0;
+      // A producer that refills the queue as soon as a slot frees: astream must still return.
+      const feeding = (async () => {
+        while (pushed < 10_000 && (await producer.push("x"))) pushed += 1;
+        producer.end();
+      })();
+      await settle();
+      const first = await thunk.astream();
+      expect(first.length).toBeGreaterThan(0);
+      expect(first.length).toBeLessThanOrEqual(5);
+      expect(pushed).toBeLessThan(10_000);
+      await thunk.cancelGeneration();
+      await feeding;
+    });
+
+    it("delivers many small deltas that add up to the value", async () => {
+      const thunk = new ModelOutputThunk();
+      const { producer } = textProducer(thunk, 64);
+      const feeding = (async () => {
+        for (let index = 0; index < 20_000; index += 1) await producer.push(String(index % 10));
+        producer.end();
+      })();
+      let joined = "";
+      for await (const delta of thunk) joined += delta;
+      await feeding;
+      expect(joined.length).toBe(20_000);
+      expect(joined).toBe(thunk.value);
+    });
+
     it("makes push() wait while the queue is full and resumes as the consumer reads", async () => {
       const thunk = new ModelOutputThunk();
       const { producer } = textProducer(thunk, 2);
