@@ -77,11 +77,13 @@ async function tesseraRows(options: ThroughputOptions): Promise<ThroughputRow[]>
   let salt = Math.floor(Math.random() * 1e6);
   try {
     const countTokens = async (text: string) => backend.model.tokenize(text).length;
-    for (const mode of options.logitsModes) {
-      const prompt: number[] = [];
-      const generated: number[] = [];
-      // One unmeasured repetition first: page-in of the weights, first allocations.
-      for (let repetition = -1; repetition < options.repetitions; repetition++) {
+    const samples = new Map(
+      options.logitsModes.map((mode) => [mode, { prompt: [] as number[], generated: [] as number[] }]),
+    );
+    // Modes take turns within each repetition, so a busy minute on the machine hits all of them alike.
+    // One unmeasured repetition first: page-in of the weights, first allocations.
+    for (let repetition = -1; repetition < options.repetitions; repetition++) {
+      for (const mode of options.logitsModes) {
         options.onProgress?.({
           label: `tessera, logits ${mode}, repetition ${repetition + 2}/${options.repetitions + 1}`,
         });
@@ -98,12 +100,14 @@ async function tesseraRows(options: ThroughputOptions): Promise<ThroughputRow[]>
         await thunk.avalue();
         const { usage, timings } = thunk.generation;
         if (repetition < 0 || usage === null || timings === null) continue;
-        if (timings.prefillMs) prompt.push((usage.promptTokens * 1000) / timings.prefillMs);
-        if (timings.decodeMs && usage.completionTokens > 1)
-          generated.push(((usage.completionTokens - 1) * 1000) / timings.decodeMs);
+        const target = samples.get(mode)!;
+        if (timings.prefillMs) target.prompt.push((usage.promptTokens * 1000) / timings.prefillMs);
+        if (timings.decodeMs && usage.completionTokens > 1) {
+          target.generated.push(((usage.completionTokens - 1) * 1000) / timings.decodeMs);
+        }
       }
-      rows.push(row("tessera", mode, prompt, generated));
     }
+    for (const [mode, { prompt, generated }] of samples) rows.push(row("tessera", mode, prompt, generated));
   } finally {
     await backend.dispose();
   }

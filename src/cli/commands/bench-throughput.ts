@@ -25,7 +25,9 @@ async function throughput(flags: ThroughputFlags): Promise<void> {
   const model = flags.model ?? (quick ? "tiny" : "llama-3.2-1b:q4_0");
   const modelPath = await resolveModelPath(model, { quiet: flags.json === true });
   const logitsModes: ThroughputLogits[] = ["off", "top-20", "full"];
-  const steps = logitsModes.length + 2;
+  const repetitions = flags.repetitions ?? (quick ? 2 : 3);
+  // One progress call per repetition of each tessera mode and of node-llama-cpp, one for llama-bench.
+  const steps = (repetitions + 1) * (logitsModes.length + 1) + 1;
   let step = 0;
   const bar = delayedProgressBar(" throughput {bar} {value}/{total} | {label}", {
     enabled: flags.json !== true,
@@ -38,17 +40,10 @@ async function throughput(flags: ThroughputFlags): Promise<void> {
       threads: flags.threads,
       promptTokens: flags.promptTokens ?? (quick ? 64 : 512),
       generatedTokens: flags.generatedTokens ?? (quick ? 16 : 128),
-      repetitions: flags.repetitions ?? (quick ? 2 : 3),
+      repetitions,
       logitsModes,
       rows: ["tessera", "node-llama-cpp", "llama-bench"],
-      onProgress: ({ label }) => {
-        if (
-          label.endsWith(`repetition 1/${(flags.repetitions ?? (quick ? 2 : 3)) + 1}`) ||
-          label === "llama-bench"
-        )
-          step++;
-        bar.update(Math.min(step, steps), steps, { label });
-      },
+      onProgress: ({ label }) => bar.update(Math.min(++step, steps), steps, { label }),
     });
   } finally {
     bar.stop();
