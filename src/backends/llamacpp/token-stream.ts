@@ -100,7 +100,10 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     return this.#text;
   }
 
-  /** Settles when the generation ends (created on first access, so an unread failure is never unhandled). */
+  /**
+   * Settles once the stream was read to its end or left (an unread stream never finishes: its queue
+   * fills and decoding pauses). Created on first access, so an unread failure is never unhandled.
+   */
   get result(): Promise<TokenStreamResult> {
     if (this.#resultPromise === undefined) {
       this.#resultPromise = new Promise<TokenStreamResult>((resolve, reject) => {
