@@ -102,3 +102,19 @@ describe("loadLlamaModel", () => {
     await expect(model.createContext()).rejects.toThrow(LlamaDisposedError);
   });
 });
+
+describe("GPU offload on a machine without a usable GPU", () => {
+  it("falls back to the CPU and says why each GPU backend was not used", async () => {
+    const model = await loadLlamaModel(await resolveDefaultModel(), { gpuLayers: "max" });
+    try {
+      expect(model.gpu).toBeNull();
+      expect(model.gpuAttempts.map((attempt) => attempt.path).join(" ")).toMatch(/cuda/);
+      for (const attempt of model.gpuAttempts) expect(attempt.failure.length).toBeGreaterThan(0);
+      const context = await model.createContext({ contextSize: 128, threads: 1 });
+      const result = await context.generate(model.tokenize("Hi"), { temperature: 0, maxTokens: 3 }).collect();
+      expect(result.generatedTokens).toBeGreaterThan(0);
+    } finally {
+      model.dispose();
+    }
+  });
+});
