@@ -1,9 +1,10 @@
 // Runs the reliability suite the CLI offers (model fuzz, cancellation soak, stalled consumer,
 // disconnect storm) and renders its figures as text lines; the JSON form is the figures themselves.
-import { type CancellationSoakFigures, runCancellationSoak } from "./cancellation-soak.js";
+import type { CancellationSoakFigures } from "./cancellation-soak.js";
 import { type ModelFuzzFigures, runModelFuzz } from "./model-fuzz-runner.js";
-import { type DisconnectStormFigures, runDisconnectStorm } from "./serve-disconnect-storm.js";
-import { runStalledConsumer, type StalledConsumerFigures } from "./stalled-consumer.js";
+import type { DisconnectStormFigures } from "./serve-disconnect-storm.js";
+import { type ProcessExit, runStageInChild } from "./stage-runner.js";
+import type { StalledConsumerFigures } from "./stalled-consumer.js";
 
 export interface ReliabilityRunOptions {
   readonly fuzzCases: number;
@@ -22,23 +23,39 @@ export interface ReliabilityFigures {
   readonly cancellation: CancellationSoakFigures | null;
   readonly stall: StalledConsumerFigures | null;
   readonly storm: DisconnectStormFigures | null;
+  /** How the process of each soak, stall and storm stage ended (a crash at exit counts too). */
+  readonly stageExits: Readonly<Record<string, ProcessExit>>;
 }
 
 export async function runReliability(options: ReliabilityRunOptions): Promise<ReliabilityFigures> {
   const runSeed = options.runSeed ?? 1;
   const progress = options.onProgress === undefined ? {} : { onProgress: options.onProgress };
-  // Memory-sensitive stages first, in a process the fuzz (megabytes of seeds and parsed headers) has
-  // not touched yet; the fuzz runs last.
+  // Each of these stages runs in a process of its own: memory figures untouched by the others, and
+  // a native crash, even one while the process exits, is seen in its exit status.
+  const stageExits: Record<string, ProcessExit> = {};
+  const stage = async <Figures>(
+    name: "soak" | "stall" | "storm",
+    stageOptions: object,
+  ): Promise<Figures | null> => {
+    const outcome = await runStageInChild<Figures>(name, stageOptions);
+    stageExits[name] = outcome.exit;
+    return outcome.figures;
+  };
   options.onStage?.(`cancellation soak: ${options.cancellations} cancelled generations`);
   const cancellation =
     options.cancellations > 0
-      ? await runCancellationSoak({ cancellations: options.cancellations, runSeed, ...progress })
+      ? await stage<CancellationSoakFigures>("soak", { cancellations: options.cancellations, runSeed })
       : null;
   options.onStage?.(`stalled consumer: ${options.stallSeconds} s`);
-  const stall = options.stallSeconds > 0 ? await runStalledConsumer({ seconds: options.stallSeconds }) : null;
+  const stall =
+    options.stallSeconds > 0
+      ? await stage<StalledConsumerFigures>("stall", { seconds: options.stallSeconds })
+      : null;
   options.onStage?.(`disconnect storm: ${options.stormClients} concurrent clients`);
   const storm =
-    options.stormClients > 0 ? await runDisconnectStorm({ clients: options.stormClients, runSeed }) : null;
+    options.stormClients > 0
+      ? await stage<DisconnectStormFigures>("storm", { clients: options.stormClients, runSeed })
+      : null;
   options.onStage?.(`model fuzz: ${options.fuzzCases} mutated GGUF files`);
   const fuzz =
     options.fuzzCases > 0
@@ -49,7 +66,7 @@ export async function runReliability(options: ReliabilityRunOptions): Promise<Re
           ...(options.keepFailuresIn !== undefined && { keepFailuresIn: options.keepFailuresIn }),
         })
       : null;
-  return { date: new Date().toISOString(), fuzz, cancellation, stall, storm };
+  return { date: new Date().toISOString(), fuzz, cancellation, stall, storm, stageExits };
 }
 
 const megabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -58,6 +75,7 @@ const seconds = (milliseconds: number): string => `${(milliseconds / 1000).toFix
 /** True when every figure meets its target (0 crashes, hangs, leaks; memory within 5%). */
 export function reliabilityPassed(figures: ReliabilityFigures): boolean {
   const { fuzz, cancellation, stall, storm } = figures;
+  const exitsOk = Object.values(figures.stageExits).every((exit) => exit.exitCode === 0);
   const fuzzOk =
     fuzz === null ||
     (fuzz.reader.untyped === 0 &&
@@ -86,7 +104,7 @@ export function reliabilityPassed(figures: ReliabilityFigures): boolean {
       storm.activeEnd === 0 &&
       storm.runningGenerationsEnd === 0 &&
       storm.healthyAfterwards);
-  return fuzzOk && soakOk && stallOk && stormOk;
+  return exitsOk && fuzzOk && soakOk && stallOk && stormOk;
 }
 
 export function formatReliability(figures: ReliabilityFigures): string[] {
@@ -128,6 +146,12 @@ export function formatReliability(figures: ReliabilityFigures): string[] {
       `disconnect storm: ${storm.clients} concurrent clients in ${seconds(storm.durationMs)}: ${storm.completed} completed, ${storm.disconnected} disconnected on purpose, ${storm.typedErrors} typed errors (statuses ${JSON.stringify(storm.statuses)}), ${storm.untypedFailures} untyped; afterwards ${storm.activeEnd} slots held, ${storm.queuedEnd} queued, ${storm.runningGenerationsEnd} running, healthy: ${storm.healthyAfterwards}`,
     );
     for (const sample of storm.failureSamples) lines.push(`  ! ${sample}`);
+  }
+  for (const [name, exit] of Object.entries(figures.stageExits)) {
+    if (exit.exitCode === 0) continue;
+    lines.push(
+      `  ! the ${name} process ended with exit code ${exit.exitCode}, signal ${exit.signal}: ${exit.stderrTail.split("\n").slice(-2).join(" | ")}`,
+    );
   }
   lines.push(reliabilityPassed(figures) ? "result: PASS" : "result: FAIL");
   return lines;

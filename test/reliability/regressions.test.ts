@@ -2,6 +2,7 @@
 // kept small (the 59 kB micro BPE model, mutated). `validateBeforeNativeLoad` refuses all of them
 // today; the loader (`loadLlamaModel`) does not run those checks yet, so loading them natively still
 // crashes the process. Those expectations are `it.fails`: flip them to `it` once the loader validates.
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -91,5 +92,16 @@ describe("regression files found by the model fuzzer", () => {
     } finally {
       await pool.close();
     }
+  });
+
+  // Found by the cancellation soak (reported): native/src/addon-context.cpp ~AddonContext calls
+  // loop_->close() -> ThreadSafeFunction::Release() while Node tears the environment down; with two
+  // contexts created in a process, uv_mutex_lock aborts at exit (code 134) even after dispose().
+  // Flip to `it` once Dispose() releases the function and the destructor skips a finalized one.
+  it.fails("a process that used two llama.cpp contexts exits with code 0", () => {
+    const script = fileURLToPath(new URL("./fixtures/two-contexts-exit.mjs", import.meta.url));
+    const result = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
+    expect(result.stdout).toContain("generated with two contexts");
+    expect({ status: result.status, signal: result.signal }).toEqual({ status: 0, signal: null });
   });
 });
