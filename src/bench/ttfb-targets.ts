@@ -48,6 +48,7 @@ function serverRow(
   name: string,
   start: (port: number, signal: AbortSignal) => Promise<ServerProcess>,
   extraBody?: Record<string, unknown>,
+  api: "chat" | "completions" = "chat",
 ) {
   let server: ServerProcess | undefined;
   let port = 0;
@@ -57,6 +58,7 @@ function serverRow(
       return `http://127.0.0.1:${port}/v1`;
     },
     model: "local",
+    api,
     ...(extraBody !== undefined && { extraBody }),
     prepare: async (signal) => {
       port = await freePort();
@@ -152,6 +154,9 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
           },
           // llama-server keeps the prompt's KV cells for the next request; the unique prompts defeat that.
           { ignore_eos: true, cache_prompt: false },
+          // Its chat endpoint parses the output in the model's chat format and sends an error event when the
+          // tiny model's random text does not fit; /v1/completions streams the text as it is.
+          "completions",
         ),
       );
     }
