@@ -37,6 +37,8 @@ export interface CancellationSoakFigures {
   readonly rssAfterWarmupBytes: number;
   readonly rssEndBytes: number;
   readonly rssChangePercent: number;
+  /** RSS after a full GC at every tenth of the run (the shape of any growth). */
+  readonly rssCheckpointsBytes: readonly number[];
   readonly threadsAfterWarmup: number;
   readonly threadsEnd: number;
   /** CPU ms per second of wall time while nothing runs, after the soak (a spinning thread shows here). */
@@ -62,7 +64,9 @@ export async function runCancellationSoak(
 ): Promise<CancellationSoakFigures> {
   const started = performance.now();
   const runSeed = options.runSeed ?? 1;
-  const warmup = options.warmup ?? Math.min(100, Math.max(10, Math.floor(options.cancellations / 10)));
+  // glibc grows its per-thread malloc arenas in steps for the first few hundred generations (with
+  // MALLOC_ARENA_MAX=1 the steps vanish); the baseline is taken once they settled.
+  const warmup = options.warmup ?? Math.min(500, Math.max(20, Math.floor(options.cancellations / 3)));
   const modelPath = options.modelPath ?? (await resolveDefaultModel());
   const model = await loadLlamaModel(modelPath);
   const context = await model.createContext({ contextSize: 1024, batchSize: 512, threads: 1 });
@@ -107,9 +111,15 @@ export async function runCancellationSoak(
     await settleMemory();
     const rssAfterWarmupBytes = residentBytes();
     const threadsAfterWarmup = threadCount();
+    const rssCheckpointsBytes: number[] = [];
+    const checkpointEvery = Math.max(1, Math.floor(options.cancellations / 10));
     for (let index = 0; index < options.cancellations; index++) {
       await runOne(index, true);
       options.onProgress?.(index + 1, options.cancellations);
+      if ((index + 1) % checkpointEvery === 0) {
+        await settleMemory();
+        rssCheckpointsBytes.push(residentBytes());
+      }
     }
     await settleMemory();
     const rssEndBytes = residentBytes();
@@ -124,6 +134,7 @@ export async function runCancellationSoak(
       rssAfterWarmupBytes,
       rssEndBytes,
       rssChangePercent: ((rssEndBytes - rssAfterWarmupBytes) / rssAfterWarmupBytes) * 100,
+      rssCheckpointsBytes,
       threadsAfterWarmup,
       threadsEnd,
       idleCpuMsPerSecond,

@@ -132,7 +132,7 @@ export function formatReliability(figures: ReliabilityFigures): string[] {
     lines.push(
       `cancellation soak: ${soak.cancellations} cancellations ${JSON.stringify(soak.byKind)} in ${seconds(soak.durationMs)}`,
       `  ${soak.aborted} aborted, ${soak.finishedFirst} finished before the abort, ${soak.typedErrors} other typed errors, ${soak.untypedErrors} untyped`,
-      `  RSS ${megabytes(soak.rssAfterWarmupBytes)} after warm-up -> ${megabytes(soak.rssEndBytes)} (${soak.rssChangePercent.toFixed(2)}%); threads ${soak.threadsAfterWarmup} -> ${soak.threadsEnd}; idle CPU ${soak.idleCpuMsPerSecond.toFixed(1)} ms/s; running ${soak.runningGenerationsEnd}; server slots held ${soak.serverActiveEnd}; still correct: ${soak.stillGeneratesCorrectly}`,
+      `  RSS ${megabytes(soak.rssAfterWarmupBytes)} after warm-up -> ${megabytes(soak.rssEndBytes)} (${soak.rssChangePercent.toFixed(2)}%); checkpoints ${soak.rssCheckpointsBytes.map((bytes) => (bytes / 1048576).toFixed(0)).join(" ")} MB; threads ${soak.threadsAfterWarmup} -> ${soak.threadsEnd}; idle CPU ${soak.idleCpuMsPerSecond.toFixed(1)} ms/s; running ${soak.runningGenerationsEnd}; server slots held ${soak.serverActiveEnd}; still correct: ${soak.stillGeneratesCorrectly}`,
     );
     for (const sample of soak.errorSamples) lines.push(`  ! ${sample}`);
   }
