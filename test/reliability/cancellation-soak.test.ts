@@ -6,7 +6,7 @@ import { runStalledConsumer } from "../../src/reliability/stalled-consumer.js";
 
 describe("100 generations cancelled at random moments", () => {
   it("end as aborted (or finished first), leak nothing and leave the context generating correctly", async () => {
-    const figures = await runCancellationSoak({ cancellations: 100, warmup: 20, runSeed: 3 });
+    const figures = await runCancellationSoak({ cancellations: 100, warmup: 60, runSeed: 3 });
     const report = JSON.stringify(figures, null, 1);
     // Every kind was exercised, HTTP disconnects included.
     expect(Object.keys(figures.byKind).sort(), report).toEqual(
