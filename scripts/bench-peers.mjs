@@ -80,6 +80,8 @@ const configureOptions = [
   "-DLLAMA_BUILD_TOOLS=ON",
   "-DLLAMA_BUILD_SERVER=ON",
   "-DBUILD_SHARED_LIBS=OFF",
+  // ggml's own thread pool, as in node-llama-cpp's prebuilt libraries (and tessera, which links them).
+  "-DGGML_OPENMP=OFF",
   ...cpuFlagOptions(),
 ];
 const configurationKey = JSON.stringify(configureOptions);
