@@ -149,15 +149,25 @@ export function findImpossibleBlockCount(info: GgufFileInfo): string[] {
     : [];
 }
 
-/** Reads the header, rejects what would crash llama.cpp; llama-architecture files are fully validated. */
-export async function validateBeforeNativeLoad(path: string): Promise<GgufFileInfo> {
-  const info = await readGgufFile(path);
-  const problems = [...findDuplicateTokens(info), ...findUnusableTensorTypes(info), ...findBadEpsilons(info)];
-  problems.push(
+/**
+ * Every problem above in one list (empty when the file is safe to hand to llama.cpp as far as the
+ * fuzzer knows). For the loader: `const problems = findLlamaCppHazards(await readGgufFile(path))`.
+ */
+export function findLlamaCppHazards(info: GgufFileInfo): string[] {
+  return [
+    ...findDuplicateTokens(info),
+    ...findUnusableTensorTypes(info),
+    ...findBadEpsilons(info),
     ...findImpossibleBlockCount(info),
     ...findBadExpertCounts(info),
     ...findUnusableTokenizer(info),
-  );
+  ];
+}
+
+/** Reads the header, rejects what would crash llama.cpp; llama-architecture files are fully validated. */
+export async function validateBeforeNativeLoad(path: string): Promise<GgufFileInfo> {
+  const info = await readGgufFile(path);
+  const problems = findLlamaCppHazards(info);
   if (problems.length > 0) throw new GgufModelMismatchError({ problems });
   const architecture = info.metadataByKey.get("general.architecture");
   if (architecture?.type === "string" && architecture.value === "llama" && info.tensors.length > 0) {
