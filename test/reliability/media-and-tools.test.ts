@@ -90,9 +90,8 @@ describe("case 15: 400 corrupted images and audio clips", () => {
 });
 
 describe("case 15: a PNG whose IHDR declares zero pixels", () => {
-  // Known gap (reported): core's checkPng only caps width x height, so 0 x 4294967295 passes; the
-  // PNG spec requires 1..2^31-1 for both (and the IHDR CRC no longer matches). Flip to `it` once fixed.
-  it.fails("is refused like any other invalid PNG", async () => {
+  // The PNG spec requires 1..2^31-1 for both sides; a zero side used to slip under the pixel cap.
+  it("is refused like any other invalid PNG", async () => {
     const bytes = Buffer.from(png);
     bytes.writeUInt32BE(0, 16);
     bytes.writeUInt32BE(0xffffffff, 20);

@@ -92,6 +92,12 @@ function checkPng(base64: string): void {
   // IHDR follows the signature: width and height sit at bytes 16..24.
   const width = bytes.readUInt32BE(16);
   const height = bytes.readUInt32BE(20);
+  // The PNG specification allows 1..2^31-1 in each direction; a zero side makes the pixel cap meaningless.
+  if (width < 1 || height < 1 || width > 0x7fffffff || height > 0x7fffffff) {
+    throw new InvalidImageError(
+      `its header declares ${width}×${height} pixels; each side must be 1 to 2^31-1`,
+    );
+  }
   if (width * height > imageLimits.maxPixels) {
     throw new InvalidImageError(`${width}×${height} pixels exceeds the ${imageLimits.maxPixels}-pixel cap`);
   }
