@@ -107,15 +107,24 @@ AddonContext::AddonContext(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Ad
 
 AddonContext::~AddonContext() {
   if (engine_) engine_->dispose();
+  // Skipped when Node already finalized the function (environment teardown frees it before this
+  // wrapper is collected; releasing it then aborted the process with code 134).
   if (loop_) loop_->close();
 }
 
 void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context) {
   model_ = model;
-  Napi::ThreadSafeFunction function =
-      Napi::ThreadSafeFunction::New(env, Napi::Function::New(env, [](const Napi::CallbackInfo&) {}), "tessera:decode", 0, 1);
+  // The finalizer runs when Node frees the function, whether after our Release() or at environment
+  // teardown; from then on the keeper must not call into it. The slot is filled once the keeper exists.
+  auto keeperSlot = std::make_shared<std::weak_ptr<LoopKeeper>>();
+  Napi::ThreadSafeFunction function = Napi::ThreadSafeFunction::New(
+      env, Napi::Function::New(env, [](const Napi::CallbackInfo&) {}), "tessera:decode", 0, 1,
+      [keeperSlot](Napi::Env) {
+        if (auto keeper = keeperSlot->lock()) keeper->markFinalized();
+      });
   function.Unref(env);
   loop_ = std::make_shared<LoopKeeper>(function);
+  *keeperSlot = loop_;
   Napi::ThreadSafeFunction notifyFunction = function;
   engine_ = std::make_shared<DecodeEngine>(model, context, [notifyFunction](const std::shared_ptr<GenerationState>& generation) mutable {
     auto* payload = new std::shared_ptr<GenerationState>(generation);
@@ -219,6 +228,11 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
     state->samplers.build(model_->vocab, sampler);
   } catch (const std::invalid_argument& error) {
     throwCoded(env, "ERR_GRAMMAR", std::string("the grammar does not parse: ") + error.what());
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& error) {
+    // Any other C++ exception from llama.cpp would end the process through the N-API callback.
+    throwCoded(env, "ERR_SAMPLER", std::string("llama.cpp could not build the samplers: ") + error.what());
   }
   for (llama_token token : config.prompt) state->samplers.acceptPromptToken(token);
 
@@ -259,6 +273,9 @@ Napi::Value AddonContext::GetInfo(const Napi::CallbackInfo& info) {
 Napi::Value AddonContext::Dispose(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   DisposeEngine(env, engine_);
+  // The decode thread is joined and pending pulls are settled: nothing notifies through the function
+  // any more, so release it now, while Node is fully alive, rather than in the destructor.
+  if (loop_) loop_->close();
   return env.Undefined();
 }
 }  // namespace tessera

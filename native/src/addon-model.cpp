@@ -1,6 +1,7 @@
 #include "addon-model.h"
 
 #include <atomic>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,24 @@ std::string metadataString(const llama_model* model, const char* key) {
   return value;
 }
 
+// llama.cpp reports some faults by throwing (std::out_of_range from token_to_id.at() over a vocabulary
+// that lacks its byte tokens, std::runtime_error from the tokenizer); an exception escaping an N-API
+// callback terminates the process, so each call into llama.cpp goes through here and becomes a coded
+// JavaScript error instead.
+template <typename Call>
+auto guardLlama(Napi::Env env, const char* code, const char* action, Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& error) {
+    throwCoded(env, code, std::string("llama.cpp failed to ") + action + ": " + error.what() +
+                              " (the model file is probably malformed)");
+  } catch (...) {
+    throwCoded(env, code, std::string("llama.cpp failed to ") + action + " (the model file is probably malformed)");
+  }
+}
+
 llama_token checkedToken(Napi::Env env, const ModelHandle& handle, Napi::Value value) {
   if (!value.IsNumber()) throwCoded(env, "ERR_INVALID_ARGUMENT", "a token id must be a number");
   const double raw = value.As<Napi::Number>().DoubleValue();
@@ -189,12 +208,16 @@ Napi::Value AddonModel::Tokenize(const Napi::CallbackInfo& info) {
   if (text.size() > static_cast<size_t>(INT32_MAX / 2)) throwCoded(env, "ERR_INVALID_ARGUMENT", "text is too long to tokenize");
   const int32_t textLength = static_cast<int32_t>(text.size());
   std::vector<llama_token> tokens(text.size() + 8);
-  int32_t count = llama_tokenize(handle.vocab, text.data(), textLength, tokens.data(), static_cast<int32_t>(tokens.size()),
-                                 addSpecial, parseSpecial);
+  const auto tokenizeInto = [&]() {
+    return guardLlama(env, "ERR_TOKENIZE", "tokenize the text", [&]() {
+      return llama_tokenize(handle.vocab, text.data(), textLength, tokens.data(), static_cast<int32_t>(tokens.size()),
+                            addSpecial, parseSpecial);
+    });
+  };
+  int32_t count = tokenizeInto();
   if (count < 0 && count != INT32_MIN) {
     tokens.resize(static_cast<size_t>(-count));
-    count = llama_tokenize(handle.vocab, text.data(), textLength, tokens.data(), static_cast<int32_t>(tokens.size()),
-                           addSpecial, parseSpecial);
+    count = tokenizeInto();
   }
   if (count < 0) throwCoded(env, "ERR_TOKENIZE", "llama.cpp could not tokenize the text");
   Napi::Int32Array result = Napi::Int32Array::New(env, static_cast<size_t>(count));
@@ -220,12 +243,16 @@ Napi::Value AddonModel::Detokenize(const Napi::CallbackInfo& info) {
   const bool unparseSpecial = info[2].IsBoolean() && info[2].As<Napi::Boolean>().Value();
   const int32_t count = static_cast<int32_t>(tokens.ElementLength());
   std::string text(static_cast<size_t>(count) * 8 + 16, '\0');
-  int32_t length = llama_detokenize(handle.vocab, tokens.Data(), count, text.data(), static_cast<int32_t>(text.size()),
-                                    removeSpecial, unparseSpecial);
+  const auto detokenizeInto = [&]() {
+    return guardLlama(env, "ERR_DETOKENIZE", "detokenize the tokens", [&]() {
+      return llama_detokenize(handle.vocab, tokens.Data(), count, text.data(), static_cast<int32_t>(text.size()),
+                              removeSpecial, unparseSpecial);
+    });
+  };
+  int32_t length = detokenizeInto();
   if (length < 0) {
     text.resize(static_cast<size_t>(-length));
-    length = llama_detokenize(handle.vocab, tokens.Data(), count, text.data(), static_cast<int32_t>(text.size()),
-                              removeSpecial, unparseSpecial);
+    length = detokenizeInto();
   }
   if (length < 0) throwCoded(env, "ERR_DETOKENIZE", "llama.cpp could not detokenize the tokens");
   text.resize(static_cast<size_t>(length));
@@ -238,10 +265,15 @@ Napi::Value AddonModel::TokenToPiece(const Napi::CallbackInfo& info) {
   const llama_token token = checkedToken(env, handle, info[0]);
   const bool special = info[1].IsBoolean() && info[1].As<Napi::Boolean>().Value();
   std::string piece(64, '\0');
-  int32_t length = llama_token_to_piece(handle.vocab, token, piece.data(), static_cast<int32_t>(piece.size()), 0, special);
+  const auto pieceInto = [&]() {
+    return guardLlama(env, "ERR_DETOKENIZE", "turn a token into text", [&]() {
+      return llama_token_to_piece(handle.vocab, token, piece.data(), static_cast<int32_t>(piece.size()), 0, special);
+    });
+  };
+  int32_t length = pieceInto();
   if (length < 0) {
     piece.resize(static_cast<size_t>(-length));
-    length = llama_token_to_piece(handle.vocab, token, piece.data(), static_cast<int32_t>(piece.size()), 0, special);
+    length = pieceInto();
   }
   const size_t size = static_cast<size_t>(std::max(length, 0));
   Napi::Uint8Array bytes = Napi::Uint8Array::New(env, size);
@@ -252,6 +284,10 @@ Napi::Value AddonModel::TokenToPiece(const Napi::CallbackInfo& info) {
 Napi::Value AddonModel::GetMetadata(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelHandle& handle = requireLoaded(env);
+  return guardLlama(env, "ERR_MODEL_LOAD", "read the model's metadata", [&]() { return metadataObject(env, handle); });
+}
+
+Napi::Value AddonModel::metadataObject(Napi::Env env, const ModelHandle& handle) {
   const llama_model* model = handle.model;
   const llama_vocab* vocab = handle.vocab;
   Napi::Object metadata = Napi::Object::New(env);

@@ -26,6 +26,7 @@ class AddonModel : public Napi::ObjectWrap<AddonModel> {
   Napi::Value Detokenize(const Napi::CallbackInfo& info);
   Napi::Value TokenToPiece(const Napi::CallbackInfo& info);
   Napi::Value GetMetadata(const Napi::CallbackInfo& info);
+  static Napi::Value metadataObject(Napi::Env env, const ModelHandle& handle);
   Napi::Value CreateContext(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   Napi::Value IsDisposed(const Napi::CallbackInfo& info);

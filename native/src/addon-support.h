@@ -43,6 +43,9 @@ class LoopKeeper {
     released_ = true;
     function_.Release();
   }
+  // Node finalized the function (released, or closed at environment teardown): never touch it again,
+  // since at teardown it is freed before the wrappers that hold it are destroyed.
+  void markFinalized() { released_ = true; }
   bool isClosed() const { return released_; }
   Napi::ThreadSafeFunction& function() { return function_; }
 

@@ -16,6 +16,11 @@ const specialTokenKeys = [
   "eom_token_id",
 ];
 
+/** llama.cpp's LLAMA_MAX_LAYERS: it asserts (aborts) on a larger block count. */
+const maxBlockCount = 512;
+/** Tensors of one llama block (two norms, four attention and three feed-forward matrices). */
+const tensorsPerBlock = 9;
+
 function integerOf(value: GgufValue | undefined): number | undefined {
   if (value === undefined || value.type === "array" || value.type === "float32" || value.type === "float64") {
     return undefined;
@@ -48,6 +53,15 @@ export function validateLlamaModel(info: GgufFileInfo): void {
   };
   const embeddingLength = required("embedding_length");
   const blockCount = required("block_count");
+  // Checked before the expected tensor list is built from it: a 59 kB file declaring 2^31-1 blocks
+  // would otherwise list billions of tensors and exhaust the heap.
+  if (blockCount > maxBlockCount) {
+    problems.push(`llama.block_count ${blockCount} is above llama.cpp's limit of ${maxBlockCount}`);
+  } else if (blockCount * tensorsPerBlock > info.tensors.length) {
+    problems.push(
+      `llama.block_count ${blockCount} needs ${blockCount * tensorsPerBlock} block tensors, the file has ${info.tensors.length} tensors in all`,
+    );
+  }
   const headCount = required("attention.head_count");
   const feedForwardLength = required("feed_forward_length");
   const headCountKv = integerOf(get("llama.attention.head_count_kv")) ?? headCount;

@@ -1,168 +1,21 @@
-// What the model loader should check before handing a file to llama.cpp, found by the fuzzer: each
-// rule here prevents a crash (an abort inside llama.cpp) that a mutated file caused. Used by the
-// fuzz harness (`--pre-validate`) and the regression tests; the loader (`loadLlamaModel`) is where the
-// same checks belong, so that every caller gets them.
+// Pre-load validation used by the fuzz harness (`--pre-validate`) and the regression tests: the
+// llama.cpp hazard rules (which the loader `loadLlamaModel` also runs; they live in the gguf layer) plus
+// the full llama-architecture consistency check.
 import { GgufModelMismatchError } from "../gguf/errors/gguf-model-mismatch-error.js";
 import type { GgufFileInfo } from "../gguf/gguf-file-info.js";
 import { readGgufFile } from "../gguf/gguf-reader.js";
+import { findLlamaCppHazards } from "../gguf/llama-cpp-hazards.js";
 import { validateLlamaModel } from "../gguf/llama-model-validation.js";
 
-/**
- * llama.cpp maps token text to id and asserts that no two tokens share a text
- * (llama-vocab.cpp: `GGML_ASSERT(id_to_token.size() == token_to_id.size())`, an abort). An empty
- * token is first renamed "[EMPTY_<id>]", so it collides with a real token of that text too.
- */
-export function findDuplicateTokens(info: GgufFileInfo): string[] {
-  const tokens = info.metadataByKey.get("tokenizer.ggml.tokens");
-  if (tokens?.type !== "array" || tokens.itemType !== "string") return [];
-  const firstIdByText = new Map<string, number>();
-  const problems: string[] = [];
-  tokens.values.forEach((value, id) => {
-    const text = value === "" ? `[EMPTY_${id}]` : (value as string);
-    const first = firstIdByText.get(text);
-    if (first === undefined) firstIdByText.set(text, id);
-    else if (problems.length < 5) {
-      problems.push(`tokens ${first} and ${id} have the same text ${JSON.stringify(text)}`);
-    }
-  });
-  return problems;
-}
-
-// Integer and F64 tensors: no CPU kernel takes them as weights (get_rows finds no backend,
-// `GGML_ASSERT(*cur_backend_id != -1)`; binary ops `GGML_ABORT("unsupported types")`).
-const nonWeightTypes: ReadonlySet<string> = new Set(["I8", "I16", "I32", "I64", "F64"]);
-
-/**
- * Tensor types llama.cpp would abort on at the first decode: integer or F64 weights, and 1-D tensors
- * (norm weights, multiplied into F32 activations) that are not F32.
- */
-export function findUnusableTensorTypes(info: GgufFileInfo): string[] {
-  const problems: string[] = [];
-  for (const tensor of info.tensors) {
-    if (nonWeightTypes.has(tensor.type)) problems.push(`tensor ${tensor.name} has type ${tensor.type}`);
-    else if (tensor.shape.length === 1 && tensor.type !== "F32") {
-      problems.push(`1-D tensor ${tensor.name} has type ${tensor.type}, not F32`);
-    }
-  }
-  return problems.slice(0, 5);
-}
-
-/** Norm epsilons that are NaN or negative abort the first decode (`GGML_ASSERT(eps >= 0.0f)`). */
-export function findBadEpsilons(info: GgufFileInfo): string[] {
-  const problems: string[] = [];
-  for (const { key, value } of info.metadata) {
-    if (!key.endsWith("_epsilon")) continue;
-    if (
-      (value.type === "float32" || value.type === "float64") &&
-      !(value.value >= 0 && Number.isFinite(value.value))
-    ) {
-      problems.push(`${key} is ${value.value}, not a finite number >= 0`);
-    }
-  }
-  return problems;
-}
-
-function integerValue(info: GgufFileInfo, key: string): number | undefined {
-  const value = info.metadataByKey.get(key);
-  if (value === undefined || value.type === "array" || value.type === "string" || value.type === "bool")
-    return undefined;
-  return Number(value.value);
-}
-
-/**
- * Expert counts llama.cpp asserts on while reading hyper-parameters (llama-model.cpp: at most 1024
- * experts, used <= count, used > 0 when there are experts, 0 when there are none, groups < count).
- */
-export function findBadExpertCounts(info: GgufFileInfo): string[] {
-  const architecture = info.metadataByKey.get("general.architecture");
-  if (architecture?.type !== "string") return [];
-  const prefix = architecture.value;
-  const experts = integerValue(info, `${prefix}.expert_count`) ?? 0;
-  const used = integerValue(info, `${prefix}.expert_used_count`) ?? 0;
-  const groups = integerValue(info, `${prefix}.expert_group_count`) ?? 0;
-  const problems: string[] = [];
-  if (experts > 1024) problems.push(`${prefix}.expert_count ${experts} is above llama.cpp's 1024`);
-  if (used > experts) problems.push(`${prefix}.expert_used_count ${used} exceeds expert_count ${experts}`);
-  if (experts > 0 && used === 0)
-    problems.push(`${prefix}.expert_count is ${experts} but expert_used_count is 0`);
-  if (experts > 0 && groups >= experts)
-    problems.push(`${prefix}.expert_group_count ${groups} >= expert_count`);
-  if (experts === 0 && groups !== 0) problems.push(`${prefix}.expert_group_count ${groups} without experts`);
-  return problems;
-}
-
-// Tokenizers whose token_to_byte handles byte tokens; any other aborts on one
-// (llama-vocab.cpp:3163 `GGML_ABORT("fatal error")`, e.g. "bert" over a SentencePiece vocabulary).
-const byteTokenizers: ReadonlySet<string> = new Set(["llama", "gpt2", "t5"]);
-
-const spmByteTokens = Array.from(
-  { length: 256 },
-  (_, byte) => `<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`,
-);
-
-/**
- * Tokenizers llama.cpp accepts at load but aborts on at the first tokenize: "none" and "no_vocab"
- * (`GGML_ASSERT(tokenizer && "Tokenizer not initialized...")`), byte tokens under a tokenizer that cannot
- * decode them, and a SentencePiece ("llama") vocabulary without its 256 byte tokens
- * (`token_to_id.at()` throws std::out_of_range through the addon: terminate).
- */
-export function findUnusableTokenizer(info: GgufFileInfo): string[] {
-  const model = info.metadataByKey.get("tokenizer.ggml.model");
-  const name = model?.type === "string" ? model.value : undefined;
-  if (name === undefined) return ["tokenizer.ggml.model is missing: the model has no tokenizer"];
-  if (name === "none" || name === "no_vocab")
-    return [`tokenizer.ggml.model is "${name}": the model cannot tokenize text`];
-  const types = info.metadataByKey.get("tokenizer.ggml.token_type");
-  const byteTokenType = 6;
-  if (!byteTokenizers.has(name) && types?.type === "array" && types.values.includes(byteTokenType)) {
-    return [
-      `tokenizer.ggml.model "${name}" cannot decode byte tokens (token type 6), and the vocabulary has some`,
-    ];
-  }
-  if (name !== "llama") return [];
-  const tokens = info.metadataByKey.get("tokenizer.ggml.tokens");
-  const present = new Set(tokens?.type === "array" ? (tokens.values as unknown[]) : []);
-  const missing = spmByteTokens.filter((token) => !present.has(token));
-  return missing.length > 0
-    ? [`the SentencePiece vocabulary lacks ${missing.length} of the 256 byte tokens (e.g. ${missing[0]})`]
-    : [];
-}
-
-/**
- * Block counts llama.cpp asserts on while reading hyper-parameters (1..512 layers, llama-model.cpp
- * `GGML_ASSERT(hparams.n_layer_all > 0 && hparams.n_layer_all <= LLAMA_MAX_LAYERS)`), and a llama block
- * count the tensor table cannot back (9 tensors per block). Checked before `validateLlamaModel`, which
- * lists the expected tensors per block and so would loop 2^31 times for `block_count = 0x7fffffff`.
- */
-export function findImpossibleBlockCount(info: GgufFileInfo): string[] {
-  const architecture = info.metadataByKey.get("general.architecture");
-  if (architecture?.type !== "string") return [];
-  const key = `${architecture.value}.block_count`;
-  const blocks = integerValue(info, key);
-  if (blocks === undefined) return [];
-  if (blocks < 1 || blocks > 512) return [`${key} is ${blocks}, llama.cpp accepts 1 to 512`];
-  const nextPredictLayers = integerValue(info, `${architecture.value}.nextn_predict_layers`) ?? 0;
-  if (nextPredictLayers > blocks) return [`${architecture.value}.nextn_predict_layers exceeds ${key}`];
-  const tensorsPerBlock = 9;
-  return architecture.value === "llama" && blocks * tensorsPerBlock > info.tensors.length
-    ? [`${key} ${blocks} needs ${blocks * tensorsPerBlock} tensors, the file has ${info.tensors.length}`]
-    : [];
-}
-
-/**
- * Every problem above in one list (empty when the file is safe to hand to llama.cpp as far as the
- * fuzzer knows). For the loader: `const problems = findLlamaCppHazards(await readGgufFile(path))`.
- */
-export function findLlamaCppHazards(info: GgufFileInfo): string[] {
-  return [
-    ...findDuplicateTokens(info),
-    ...findUnusableTensorTypes(info),
-    ...findBadEpsilons(info),
-    ...findImpossibleBlockCount(info),
-    ...findBadExpertCounts(info),
-    ...findUnusableTokenizer(info),
-  ];
-}
+export {
+  findBadEpsilons,
+  findBadExpertCounts,
+  findDuplicateTokens,
+  findImpossibleBlockCount,
+  findLlamaCppHazards,
+  findUnusableTensorTypes,
+  findUnusableTokenizer,
+} from "../gguf/llama-cpp-hazards.js";
 
 /** Reads the header, rejects what would crash llama.cpp; llama-architecture files are fully validated. */
 export async function validateBeforeNativeLoad(path: string): Promise<GgufFileInfo> {

@@ -1,7 +1,7 @@
-// Files the fuzzer found that crash llama.cpp (an abort inside the process) or hang our reader, each
-// kept small (the 59 kB micro BPE model, mutated). `validateBeforeNativeLoad` refuses all of them
-// today; the loader (`loadLlamaModel`) does not run those checks yet, so loading them natively still
-// crashes the process. Those expectations are `it.fails`: flip them to `it` once the loader validates.
+// Files the fuzzer found that crashed llama.cpp (an abort inside the process) or hung our reader, each
+// kept small (the 59 kB micro BPE model, mutated). `validateBeforeNativeLoad` refuses all of them, and
+// so does the loader (`loadLlamaModel` reads the header and runs `findLlamaCppHazards` before
+// llama.cpp sees the file): loading them natively gives a typed error, not a crash.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,18 +73,18 @@ describe("regression files found by the model fuzzer", () => {
     expect(GgufModelMismatchError.isInstance(error), String(error)).toBe(true);
   });
 
-  it.fails.each(regressions)(
-    "%s (%s) is refused by loadLlamaModel without a crash [today: %s]",
+  it.each(regressions)(
+    "%s (%s) is refused by loadLlamaModel without a crash [llama.cpp failed at: %s]",
     async (name) => {
       const result = await harness.check(join(folder, `${name}.gguf`));
       expect(result.outcome).toBe("rejected");
     },
   );
 
-  // Reported: validateLlamaModel (src/gguf/llama-model-validation.ts) builds the expected tensor list
-  // from llama.block_count before comparing it with the file, so 2^31-1 blocks allocate until the
-  // heap is exhausted. Flip to `it` once it checks the block count against the tensor count first.
-  it.fails("block-count-2-31 gets a typed error from our reader and model validation in time", async () => {
+  // validateLlamaModel (src/gguf/llama-model-validation.ts) used to build the expected tensor list
+  // from llama.block_count before comparing it with the file, so 2^31-1 blocks allocated until the
+  // heap was exhausted; it now checks the block count against the limit and the tensor count first.
+  it("block-count-2-31 gets a typed error from our reader and model validation in time", async () => {
     const pool = new ReaderCheckPool({ timeoutMs: 5000, heapMegabytes: 128 });
     try {
       const result = await pool.check(join(folder, "block-count-2-31.gguf"));
@@ -94,11 +94,11 @@ describe("regression files found by the model fuzzer", () => {
     }
   });
 
-  // Found by the cancellation soak (reported): native/src/addon-context.cpp ~AddonContext calls
-  // loop_->close() -> ThreadSafeFunction::Release() while Node tears the environment down; with two
-  // contexts created in a process, uv_mutex_lock aborts at exit (code 134) even after dispose().
-  // Flip to `it` once Dispose() releases the function and the destructor skips a finalized one.
-  it.fails("a process that used two llama.cpp contexts exits with code 0", () => {
+  // Found by the cancellation soak: native/src/addon-context.cpp ~AddonContext called
+  // loop_->close() -> ThreadSafeFunction::Release() while Node tore the environment down; with two
+  // contexts created in a process, uv_mutex_lock aborted at exit (code 134) even after dispose().
+  // Dispose() now releases the function, and a finalizer marks it so the destructor skips a freed one.
+  it("a process that used two llama.cpp contexts exits with code 0", () => {
     const script = fileURLToPath(new URL("./fixtures/two-contexts-exit.mjs", import.meta.url));
     const result = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
     expect(result.stdout).toContain("generated with two contexts");

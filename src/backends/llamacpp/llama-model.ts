@@ -1,10 +1,13 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { readGgufFile } from "../../gguf/gguf-reader.js";
+import { findLlamaCppHazards } from "../../gguf/llama-cpp-hazards.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { ModelLoadAbortedError } from "./errors/model-load-aborted-error.js";
 import { ModelLoadError } from "./errors/model-load-error.js";
 import type { NativeLoadAttempt } from "./errors/native-addon-load-error.js";
+import { UnsupportedModelFileError } from "./errors/unsupported-model-file-error.js";
 import { LlamaContext, type LlamaContextOptions } from "./llama-context.js";
 import {
   loadGpuBackend,
@@ -68,6 +71,8 @@ export async function loadLlamaModel(path: string, options: LoadLlamaModelOption
   if (!existsSync(fullPath)) throw new ModelLoadError(fullPath, "no such file");
   if (!statSync(fullPath).isFile()) throw new ModelLoadError(fullPath, "not a regular file");
   if (signal?.aborted) throw new ModelLoadAbortedError(fullPath, signal.reason);
+  await refuseCrashingFiles(fullPath);
+  if (signal?.aborted) throw new ModelLoadAbortedError(fullPath, signal.reason);
 
   const addon = loadNativeAddon();
   const gpu = gpuLayers !== 0 ? loadGpuBackend(addon) : { name: null, attempts: [] };
@@ -87,6 +92,25 @@ export async function loadLlamaModel(path: string, options: LoadLlamaModelOption
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * llama.cpp aborts the whole process (GGML_ASSERT, an uncaught C++ exception) on some malformed files
+ * instead of returning an error, so the header is read with our own bounded reader first (only the
+ * header: a few milliseconds even for a multi-gigabyte model) and refused when it is broken or holds a
+ * known hazard.
+ */
+async function refuseCrashingFiles(fullPath: string): Promise<void> {
+  let problems: readonly string[];
+  try {
+    problems = findLlamaCppHazards(await readGgufFile(fullPath));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new UnsupportedModelFileError(fullPath, [`its GGUF header does not parse (${reason})`], {
+      cause: error,
+    });
+  }
+  if (problems.length > 0) throw new UnsupportedModelFileError(fullPath, problems);
 }
 
 /** A loaded model: tokenizer, metadata, contexts. Dispose it (or `await using`) to free its memory. */
