@@ -104,4 +104,11 @@ describe("regression files found by the model fuzzer", () => {
     expect(result.stdout).toContain("generated with two contexts");
     expect({ status: result.status, signal: result.signal }).toEqual({ status: 0, signal: null });
   });
+
+  it("a process that leaves two llama.cpp contexts undisposed exits with code 0", () => {
+    const script = fileURLToPath(new URL("./fixtures/two-contexts-exit.mjs", import.meta.url));
+    const result = spawnSync(process.execPath, [script, "--keep"], { encoding: "utf8", timeout: 60_000 });
+    expect(result.stdout).toContain("generated with two contexts");
+    expect({ status: result.status, signal: result.signal }).toEqual({ status: 0, signal: null });
+  });
 });
