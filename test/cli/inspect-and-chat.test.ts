@@ -150,9 +150,17 @@ describe("tessera chat", () => {
 });
 
 describe("every command has help with examples", () => {
-  for (const command of ["run", "chat", "inspect"]) {
+  for (const command of [
+    "run",
+    "chat",
+    "inspect",
+    "bench",
+    "bench ttfb",
+    "bench throughput",
+    "bench strategies",
+  ]) {
     it(`tessera ${command} --help`, async () => {
-      const result = await runCli([command, "--help"]);
+      const result = await runCli([...command.split(" "), "--help"]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`Usage: tessera ${command}`);
       expect(result.stdout).toContain("Examples:");
