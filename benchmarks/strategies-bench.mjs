@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Sampling strategies on the local backend: for each task of strategies-tasks.mjs and each strategy, the
-// success rate, samples drawn, tokens generated and wall time; then best-of-n batched (one generateFromRaw
-// batch: n parallel sequences) against the same n samples drawn one after another, and against one sample.
+// Sampling strategies on the local backend: for each default task of `tessera bench strategies`
+// (src/bench/strategy-tasks.ts) and each strategy, the success rate, samples drawn, tokens generated and
+// wall time; then best-of-n batched (one generateFromRaw batch: n parallel sequences) against the same n
+// samples drawn one after another, and against one sample.
 // Run `npm run build` first.
 //
 //   node benchmarks/strategies-bench.mjs [--model tiny] [--threads 1] [--runs 3] [--tokens 24] [--n 8] [--json out.json]
@@ -9,6 +10,7 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
+import { defaultStrategyTasks as tasks } from "../dist/bench/strategy-tasks.js";
 import {
   act,
   BestOfNStrategy,
@@ -22,7 +24,6 @@ import {
   SimpleContext,
   simpleValidate,
 } from "../dist/stdlib/index.js";
-import { tasks } from "./strategies-tasks.mjs";
 
 const { values: flags } = parseArgs({
   options: {
