@@ -1,9 +1,7 @@
 import { z } from "zod";
-import type { CBlock } from "../../core/cblock.js";
-import { Component } from "../../core/component.js";
 import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
-import type { TemplateRepresentation } from "../../core/template-representation.js";
 import { extractJsonText } from "../requirements/schema-requirement.js";
+import { TemplatedComponent } from "./templated-component.js";
 
 /** The envelope the model answers in: an object, because some providers only constrain to objects. */
 export function resultEnvelope<Output extends z.ZodType>(output: Output) {
@@ -15,7 +13,7 @@ export function resultEnvelope<Output extends z.ZodType>(output: Output) {
  * arguments, and the JSON schema of its result, rendered by `GenerativeSlot.njk`. The model answers
  * `{"result": ...}`; parse() validates that against the output schema and returns the result.
  */
-export class GenerativeSlot<Output> extends Component<{ result: Output }> {
+export class GenerativeSlot<Output> extends TemplatedComponent<{ result: Output }> {
   readonly functionName: string;
   readonly description: string;
   readonly arguments: Record<string, unknown>;
@@ -32,34 +30,24 @@ export class GenerativeSlot<Output> extends Component<{ result: Output }> {
     args: Record<string, unknown>,
     requirements: readonly string[] = [],
   ) {
-    super();
+    super("GenerativeSlot");
     this.functionName = functionName;
     this.description = description;
     this.inputSchema = inputSchema;
     this.envelope = resultEnvelope(outputSchema) as unknown as z.ZodType<{ result: Output }>;
     this.arguments = args;
     this.requirements = requirements;
-    this.images = null;
-    this.audio = null;
   }
 
-  parts(): Array<Component<unknown> | CBlock> {
-    return [];
-  }
-
-  formatForLlm(): TemplateRepresentation {
+  protected templateArgs(): Record<string, unknown> {
     return {
-      obj: this,
-      args: {
-        name: this.functionName,
-        description: this.description,
-        parameters: Object.keys(this.inputSchema.shape).join(", "),
-        inputSchema: schemaText(this.inputSchema),
-        arguments: JSON.stringify(this.arguments, null, 2),
-        outputSchema: schemaText(this.envelope),
-        requirements: this.requirements,
-      },
-      templateOrder: ["*", "GenerativeSlot"],
+      name: this.functionName,
+      description: this.description,
+      parameters: Object.keys(this.inputSchema.shape).join(", "),
+      inputSchema: schemaText(this.inputSchema),
+      arguments: JSON.stringify(this.arguments, null, 2),
+      outputSchema: schemaText(this.envelope),
+      requirements: this.requirements,
     };
   }
 

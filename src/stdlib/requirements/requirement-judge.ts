@@ -1,35 +1,22 @@
-import type { CBlock } from "../../core/cblock.js";
-import { Component } from "../../core/component.js";
 import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
-import type { TemplateRepresentation } from "../../core/template-representation.js";
+import { TemplatedComponent } from "../components/templated-component.js";
 
 /**
  * The prompt that asks a model whether an output meets a requirement (LLM-as-judge). Rendered by
  * `RequirementJudge.njk`; its answer is read by readJudgeAnswer().
  */
-export class RequirementJudge extends Component<string> {
+export class RequirementJudge extends TemplatedComponent<string> {
   readonly description: string;
   readonly output: string;
 
   constructor(description: string, output: string) {
-    super();
+    super("RequirementJudge");
     this.description = description;
     this.output = output;
-    // None: a judge prompt never carries media, and null stops the representation fallback.
-    this.images = null;
-    this.audio = null;
   }
 
-  parts(): Array<Component<unknown> | CBlock> {
-    return [];
-  }
-
-  formatForLlm(): TemplateRepresentation {
-    return {
-      obj: this,
-      args: { description: this.description, output: this.output },
-      templateOrder: ["*", "RequirementJudge"],
-    };
+  protected templateArgs(): Record<string, unknown> {
+    return { description: this.description, output: this.output };
   }
 
   protected parseOutput(computed: ModelOutputThunk<string>): string {
