@@ -11,15 +11,7 @@ import {
   ToolResultMessage,
   UserMessage,
 } from "../../src/messages/index.js";
-
-function captureError(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected an error");
-}
+import { captureError } from "../helpers/capture-error.js";
 
 describe("SystemMessage and UserMessage", () => {
   it("serialise string content as a string", () => {

@@ -8,6 +8,7 @@ import {
   InvalidMessageError,
   TextChunk,
 } from "../../src/messages/index.js";
+import { captureError } from "../helpers/capture-error.js";
 
 let png: Uint8Array;
 beforeAll(async () => {
@@ -17,15 +18,6 @@ beforeAll(async () => {
       .toBuffer(),
   );
 });
-
-function captureError(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected an error");
-}
 
 describe("TextChunk", () => {
   it("serialises to an OpenAI text part and back", () => {
