@@ -1,5 +1,7 @@
 // Base class of every error raised while reading, writing or synthesizing GGUF files. Each subclass
 // carries its own `Symbol.for` marker so `isInstance` works across two copies of this package.
+import { hasErrorMarker } from "../../core/errors/tessera-error.js";
+
 const marker = "tessera.gguf.GgufError";
 const symbol = Symbol.for(marker);
 
@@ -17,10 +19,6 @@ export class GgufError extends Error {
 
   /** True when `error` is an object carrying the `Symbol.for(markerName)` brand. */
   protected static hasMarker(error: unknown, markerName: string): boolean {
-    return (
-      typeof error === "object" &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[Symbol.for(markerName)] === true
-    );
+    return hasErrorMarker(error, Symbol.for(markerName));
   }
 }

@@ -1,3 +1,5 @@
+import { hasErrorMarker } from "../../core/errors/tessera-error.js";
+
 const marker = Symbol.for("tessera.error.ScriptExhaustedError");
 
 /** A ScriptedBackend was asked for more generations than it was given responses. */
@@ -15,6 +17,6 @@ export class ScriptExhaustedError extends Error {
   }
 
   static isInstance(error: unknown): error is ScriptExhaustedError {
-    return typeof error === "object" && error !== null && marker in error;
+    return hasErrorMarker(error, marker);
   }
 }
