@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { runStrategiesBenchmark } from "../../bench/strategies-benchmark.js";
 import { strategiesChart, strategiesMarkdown } from "../../bench/strategies-report.js";
 import { checkStrategyTasks, defaultStrategyTasks, type StrategyTask } from "../../bench/strategy-tasks.js";
-import { writeResults } from "../../bench/write-results.js";
+import { benchCommandLine, publishBenchResult } from "../bench-output.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -61,18 +61,15 @@ async function strategies(flags: StrategiesFlags): Promise<void> {
     bar.stop();
     await backend.dispose();
   }
-  const command = `tessera ${process.argv.slice(2).join(" ")}`;
-  const full = { ...result, command };
-  const markdown = `${strategiesMarkdown(result)}\nCommand: \`${command}\`\n`;
-  const written = await writeResults(
-    resolve(flags.out),
-    "strategies",
-    full,
-    markdown,
-    strategiesChart(result),
-  );
-  if (flags.json) process.stdout.write(`${JSON.stringify(full)}\n`);
-  else process.stdout.write(`${markdown}\nWrote ${written.json}, ${written.markdown} and ${written.svg}\n`);
+  const command = benchCommandLine();
+  await publishBenchResult({
+    out: flags.out,
+    name: "strategies",
+    result: { ...result, command },
+    markdown: `${strategiesMarkdown(result)}\nCommand: \`${command}\`\n`,
+    chart: strategiesChart(result),
+    json: flags.json === true,
+  });
 }
 
 export function registerStrategiesBenchCommand(bench: Command): void {

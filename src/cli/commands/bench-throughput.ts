@@ -1,10 +1,9 @@
 // `tessera bench throughput`: prompt and generation tokens/s of tessera (logits off / top-20 / full)
 // against node-llama-cpp and llama-bench on the same model and threads.
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { runThroughputBenchmark, type ThroughputLogits } from "../../bench/throughput-benchmark.js";
 import { throughputChart, throughputMarkdown } from "../../bench/throughput-report.js";
-import { writeResults } from "../../bench/write-results.js";
+import { benchCommandLine, publishBenchResult } from "../bench-output.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -48,18 +47,15 @@ async function throughput(flags: ThroughputFlags): Promise<void> {
   } finally {
     bar.stop();
   }
-  const command = `tessera ${process.argv.slice(2).join(" ")}`;
-  const full = { ...result, command };
-  const markdown = `${throughputMarkdown(result)}\nCommand: \`${command}\`\n`;
-  const written = await writeResults(
-    resolve(flags.out),
-    "throughput",
-    full,
-    markdown,
-    throughputChart(result),
-  );
-  if (flags.json) process.stdout.write(`${JSON.stringify(full)}\n`);
-  else process.stdout.write(`${markdown}\nWrote ${written.json}, ${written.markdown} and ${written.svg}\n`);
+  const command = benchCommandLine();
+  await publishBenchResult({
+    out: flags.out,
+    name: "throughput",
+    result: { ...result, command },
+    markdown: `${throughputMarkdown(result)}\nCommand: \`${command}\`\n`,
+    chart: throughputChart(result),
+    json: flags.json === true,
+  });
 }
 
 export function registerThroughputBenchCommand(bench: Command): void {

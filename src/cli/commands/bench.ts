@@ -1,13 +1,12 @@
 // `tessera bench ttfb|throughput|strategies`: side-by-side benchmarks against node-llama-cpp and
 // llama.cpp's own tools, written as JSON, a markdown table and an SVG chart (benchmarks/results/).
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
 import { ttfbChart, ttfbMarkdown } from "../../bench/ttfb-report.js";
 import { type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
-import { writeResults } from "../../bench/write-results.js";
+import { benchCommandLine, publishBenchResult } from "../bench-output.js";
 import { integerArgument, listOfIntegers } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -82,12 +81,16 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     ...result,
     model: modelPath.split("/").at(-1),
     threads: flags.threads,
-    command: `tessera ${process.argv.slice(2).join(" ")}`,
+    command: benchCommandLine(),
   };
-  const markdown = `${ttfbMarkdown(result)}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`;
-  const written = await writeResults(resolve(flags.out), "ttfb", withModel, markdown, ttfbChart(result));
-  if (flags.json) process.stdout.write(`${JSON.stringify(withModel)}\n`);
-  else process.stdout.write(`${markdown}\nWrote ${written.json}, ${written.markdown} and ${written.svg}\n`);
+  await publishBenchResult({
+    out: flags.out,
+    name: "ttfb",
+    result: withModel,
+    markdown: `${ttfbMarkdown(result)}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`,
+    chart: ttfbChart(result),
+    json: flags.json === true,
+  });
   if (!flags.json) process.stderr.write(`machine: ${describeMachine(result.machine)}\n`);
 }
 
