@@ -11,13 +11,8 @@ import {
   extractModelToolRequests,
   hasToolCalls,
 } from "../../src/messages/index.js";
+import { weatherTool as getWeather } from "../helpers/weather-tool.js";
 
-const getWeather = tool({
-  name: "get_weather",
-  description: "Weather for a city",
-  parameters: z.object({ city: z.string() }),
-  run: ({ city }) => `sunny in ${city}`,
-});
 const ping = tool({ name: "ping", description: "Ping", parameters: z.object({}), run: () => "pong" });
 const tools = { get_weather: getWeather, ping };
 // core's ModelToolCall takes AbstractTool<never, …>, which a ZodTool does not satisfy in the type system.

@@ -7,10 +7,10 @@ import { OpenAIBackend } from "../../src/backends/openai/index.js";
 import { CBlock } from "../../src/core/cblock.js";
 import { AudioBlock } from "../../src/core/media/audio-block.js";
 import { ImageBlock } from "../../src/core/media/image-block.js";
-import { tool } from "../../src/core/tool.js";
 import { Message } from "../../src/messages/components/message.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
 import { chunk, type FaultServer, startFaultServer, usage } from "../helpers/fault-server.js";
+import { weatherTool as weather } from "../helpers/weather-tool.js";
 
 let server: FaultServer;
 beforeAll(async () => {
@@ -29,13 +29,6 @@ function streams(name: string, payloads: unknown[]): string {
   });
   return server.baseUrl(name);
 }
-
-const weather = tool({
-  name: "get_weather",
-  description: "Weather for a city",
-  parameters: z.object({ city: z.string() }),
-  run: ({ city }) => `sunny in ${city}`,
-});
 
 describe("OpenAIBackend requests", () => {
   it("sends history, system prompt, sampling options, tools and a JSON schema", async () => {

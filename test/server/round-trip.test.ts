@@ -12,10 +12,10 @@ import {
 import type { AbstractTool } from "../../src/core/abstract-tool.js";
 import { CBlock } from "../../src/core/cblock.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
-import { tool } from "../../src/core/tool.js";
 import { startTesseraServer, type TesseraServer, type TesseraServerOptions } from "../../src/server/index.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
 import { ScriptedBackend, type ScriptedBackendOptions } from "../../src/testing/index.js";
+import { weatherTool as weather } from "../helpers/weather-tool.js";
 
 let server: TesseraServer | null = null;
 afterEach(async () => {
@@ -38,13 +38,6 @@ async function through(
   });
   return { scripted, remote, server };
 }
-
-const weather = tool({
-  name: "get_weather",
-  description: "Weather for a city",
-  parameters: z.object({ city: z.string() }),
-  run: ({ city }) => `sunny in ${city}`,
-});
 
 describe("OpenAIBackend through tessera serve", () => {
   it("carries tool calls both ways, bound to the caller's tool", async () => {
