@@ -1,6 +1,7 @@
 import type { Context } from "../../core/context.js";
 import { ValidationResult } from "../../core/requirement.js";
 import { ValidationFunctionResultError } from "../errors/validation-function-result-error.js";
+import { readCheckVerdict } from "./validation-outcome.js";
 
 /** A check on the candidate's text: true/false, or `[passed, reason]`. */
 export type TextCheck = (
@@ -22,15 +23,8 @@ export function simpleValidate(
       return new ValidationResult(false, { reason: "The context has no output to validate.", context });
     }
     const outcome: unknown = await check(output.value);
-    if (typeof outcome === "boolean") return new ValidationResult(outcome, { reason, context });
-    if (
-      Array.isArray(outcome) &&
-      outcome.length === 2 &&
-      typeof outcome[0] === "boolean" &&
-      typeof outcome[1] === "string"
-    ) {
-      return new ValidationResult(outcome[0], { reason: outcome[1], context });
-    }
-    throw new ValidationFunctionResultError(null, outcome);
+    const verdict = readCheckVerdict(outcome, reason);
+    if (verdict === null) throw new ValidationFunctionResultError(null, outcome);
+    return new ValidationResult(verdict.passed, { reason: verdict.reason, context });
   };
 }

@@ -11,14 +11,28 @@ export function toValidationResult(
   fallbackReason: string | null = null,
 ): ValidationResult {
   if (outcome instanceof ValidationResult) return outcome;
-  if (typeof outcome === "boolean") return new ValidationResult(outcome, { reason: fallbackReason });
+  const verdict = readCheckVerdict(outcome, fallbackReason);
+  if (verdict === null) throw new ValidationFunctionResultError(requirementDescription, outcome);
+  return new ValidationResult(verdict.passed, { reason: verdict.reason });
+}
+
+/**
+ * A check's boolean (with `fallbackReason`) or `[passed, reason]` pair as passed and reason; null for any
+ * other value, which the caller reports as a ValidationFunctionResultError. Shared by toValidationResult
+ * and simpleValidate, so both accept exactly the same shapes.
+ */
+export function readCheckVerdict(
+  outcome: unknown,
+  fallbackReason: string | null,
+): { passed: boolean; reason: string | null } | null {
+  if (typeof outcome === "boolean") return { passed: outcome, reason: fallbackReason };
   if (
     Array.isArray(outcome) &&
     outcome.length === 2 &&
     typeof outcome[0] === "boolean" &&
     typeof outcome[1] === "string"
   ) {
-    return new ValidationResult(outcome[0], { reason: outcome[1] });
+    return { passed: outcome[0], reason: outcome[1] };
   }
-  throw new ValidationFunctionResultError(requirementDescription, outcome);
+  return null;
 }
