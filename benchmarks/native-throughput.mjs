@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { getLlama } from "node-llama-cpp";
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
+import { median } from "../dist/bench/stats.js";
 import { resolveDefaultModel, resolveModel } from "../dist/gguf/default-model.js";
 
 const { values: flags } = parseArgs({
@@ -23,12 +24,6 @@ const defaultRuns = Number(flags.runs);
 const defaultTokens = Number(flags.tokens);
 const promptText =
   "You are a helpful assistant. Answer briefly and precisely. Question: what is the capital of France, and why?";
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** One generation of ours: TTFT, decode tokens/s (after the first token), total time. */
 async function runOurs(context, prompt, options, tokens) {

@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
 import { OpenAIBackend } from "../dist/backends/openai/index.js";
 import { freePort, ServerProcess } from "../dist/bench/server-process.js";
+import { median } from "../dist/bench/stats.js";
 import { CBlock } from "../dist/core/cblock.js";
 import { startTesseraServer } from "../dist/server/index.js";
 import { SimpleContext } from "../dist/stdlib/contexts/simple-context.js";
@@ -45,13 +46,6 @@ const words = [
 ];
 const promptFor = (run, path) =>
   `${words[run % words.length]} ${run} ${path}: tell me about the ${words[(run * 7) % words.length]} river.`;
-
-const median = (values) => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return null;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 const backend = await LlamaCppBackend.create({
   ...(flags.model !== undefined && { model: flags.model }),

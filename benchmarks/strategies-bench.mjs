@@ -10,6 +10,7 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
+import { median } from "../dist/bench/stats.js";
 import { defaultStrategyTasks as tasks } from "../dist/bench/strategy-tasks.js";
 import {
   act,
@@ -40,11 +41,6 @@ const runs = Number(flags.runs);
 const n = Number(flags.n);
 const modelOptions = { maxNewTokens: Number(flags.tokens), temperature: 0.9 };
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const tokensOf = (thunks) =>
   thunks.reduce((sum, thunk) => sum + (thunk.generation.usage?.completionTokens ?? 0), 0);
 
