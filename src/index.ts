@@ -37,6 +37,7 @@ export { NonFiniteLogitsError } from "./backends/llamacpp/errors/non-finite-logi
 export { StructuredOutputError } from "./backends/llamacpp/errors/structured-output-error.js";
 export { UnsupportedInputError } from "./backends/llamacpp/errors/unsupported-input-error.js";
 export { UnsupportedJsonSchemaError } from "./backends/llamacpp/errors/unsupported-json-schema-error.js";
+export { UnsupportedModelFileError } from "./backends/llamacpp/errors/unsupported-model-file-error.js";
 export { grammarForJsonSchema } from "./backends/llamacpp/json-schema-grammar.js";
 export { LlamaContext, type LlamaContextOptions } from "./backends/llamacpp/llama-context.js";
 export { LlamaCppBackend, type LlamaCppBackendOptions } from "./backends/llamacpp/llama-cpp-backend.js";
