@@ -1,6 +1,7 @@
 // A little-endian cursor over a prefix of a GGUF file that never trusts a length: every read is checked
 // against the real file size first (a typed error with the byte offset), and a declared count is checked
 // against the bytes left before anything is allocated for it.
+import { isUtf8 } from "node:buffer";
 import { GgufInvalidMetadataError } from "./errors/gguf-invalid-metadata-error.js";
 import { GgufLengthExceedsFileError } from "./errors/gguf-length-exceeds-file-error.js";
 import { GgufTruncatedError } from "./errors/gguf-truncated-error.js";
@@ -20,12 +21,14 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export class ByteCursor {
   offset = 0;
   private readonly view: DataView;
+  private readonly buffer: Buffer;
 
   constructor(
     private readonly bytes: Uint8Array,
     readonly fileSize: number,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   get bytesLeft(): number {
@@ -122,6 +125,15 @@ export class ByteCursor {
    * when the rest of the file could not hold that many: the only safe bound on a hostile count.
    */
   count(field: string, minimumItemBytes: number): number {
+    // Fast path for the common case (a small count that fits): no BigInt per string, which a 128k-token
+    // vocabulary would otherwise pay 400k times. Anything else takes the checked path below.
+    if (this.offset + 8 <= this.bytes.byteLength && this.view.getUint32(this.offset + 4, true) === 0) {
+      const small = this.view.getUint32(this.offset, true);
+      if (small <= Math.floor((this.bytesLeft - 8) / Math.max(1, minimumItemBytes))) {
+        this.offset += 8;
+        return small;
+      }
+    }
     const countOffset = this.offset;
     const declared = this.uint64(field);
     const capacity = BigInt(Math.floor(this.bytesLeft / Math.max(1, minimumItemBytes)));
@@ -144,6 +156,11 @@ export class ByteCursor {
     this.require(length, field);
     const start = this.offset;
     this.offset += length;
+    // Vocabularies hold ~400k short strings; a TextDecoder call each costs more than the string itself.
+    // Validate with isUtf8 and decode with Buffer (which, like our decoder, keeps a leading U+FEFF).
+    if (length <= 256 && isUtf8(this.bytes.subarray(start, start + length))) {
+      return this.buffer.toString("utf8", start, start + length);
+    }
     try {
       return utf8.decode(this.bytes.subarray(start, start + length));
     } catch (error) {

@@ -1,5 +1,6 @@
 // Reads a GGUF file's header from disk. Only the header is loaded, a prefix at a time: it starts at
-// 1 MiB and grows only when the parser actually reaches further, so memory follows the real header size
+// 16 MiB (one read and one parse for a 128k-token vocabulary, whose header is ~8 MB; re-parsing after each
+// growth cost more than the read) and grows only when the parser actually reaches further, so memory follows the real header size
 // and never a length written in the file.
 import { open } from "node:fs/promises";
 import { NeedMoreBytesSignal } from "./byte-cursor.js";
@@ -7,7 +8,7 @@ import { GgufHeaderTooLargeError } from "./errors/gguf-header-too-large-error.js
 import type { GgufFileInfo, GgufTensorInfo } from "./gguf-file-info.js";
 import { parseGgufHeader } from "./gguf-header-parser.js";
 
-const initialPrefixBytes = 1 << 20;
+const initialPrefixBytes = 16 << 20;
 export const defaultMaxHeaderBytes = 256 << 20;
 
 export interface ReadGgufOptions {
@@ -20,7 +21,7 @@ export async function readGgufFile(path: string, options: ReadGgufOptions = {}):
   const handle = await open(path, "r");
   try {
     const { size: fileSize } = await handle.stat();
-    let prefixLength = Math.min(fileSize, initialPrefixBytes);
+    let prefixLength = Math.min(fileSize, initialPrefixBytes, maxHeaderBytes);
     for (;;) {
       const prefix = new Uint8Array(prefixLength);
       const { bytesRead } = await handle.read(prefix, 0, prefixLength, 0);
@@ -38,7 +39,9 @@ export async function readGgufFile(path: string, options: ReadGgufOptions = {}):
         prefixLength = Math.min(
           fileSize,
           maxHeaderBytes,
-          Math.max(prefixLength * 2, error.bytesNeeded + initialPrefixBytes),
+          // Every retry parses the header again from the start, so grow fast: a 128k-token vocabulary
+          // (an 8 MB header) then costs two parses, not four.
+          Math.max(prefixLength * 4, error.bytesNeeded * 2),
         );
       }
     }

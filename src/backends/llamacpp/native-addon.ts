@@ -20,6 +20,7 @@ export type NativeErrorCode =
   | "ERR_EMPTY_PROMPT"
   | "ERR_TOKEN_OUT_OF_RANGE"
   | "ERR_GRAMMAR"
+  | "ERR_SAMPLER"
   | "ERR_TOKENIZE"
   | "ERR_DETOKENIZE"
   | "ERR_PULL_PENDING"
