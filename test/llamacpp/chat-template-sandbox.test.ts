@@ -43,8 +43,9 @@ describe("the chat-template sandbox", () => {
     });
 
     test("a constructor escape to Function is refused and runs nothing", async () => {
-      const escape = "{{ ''.constructor.constructor('globalThis.tesseraPwned = 1; return process')() }}";
-      const error = await sandbox.render(escape, { messages }).catch((caught: unknown) => caught);
+      const escapeTemplate =
+        "{{ ''.constructor.constructor('globalThis.tesseraPwned = 1; return process')() }}";
+      const error = await sandbox.render(escapeTemplate, { messages }).catch((caught: unknown) => caught);
       expect(ChatTemplateError.isInstance(error)).toBe(true);
       expect((error as ChatTemplateError).failure).toBe("render");
       expect((globalThis as Record<string, unknown>).tesseraPwned).toBeUndefined();

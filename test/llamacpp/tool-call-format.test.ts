@@ -25,7 +25,7 @@ describe("the tool-call format", () => {
     expect(parsed.rejected).toEqual([]);
     expect(parsed.calls).toHaveLength(1);
     const call = parsed.calls[0]!;
-    expect(ModelToolCall.prototype.isPrototypeOf(call)).toBe(true);
+    expect(call).toBeInstanceOf(ModelToolCall);
     expect(call.name).toBe("get_weather");
     expect(call.args).toEqual({ city: "Oslo", celsius: true });
     expect(await call.callFunc()).toBe("Oslo: 21 C");
