@@ -86,25 +86,25 @@ async function produce<T>(
   let seenText = 0;
   let result: TokenStreamResult | null = null;
   try {
-    for await (const batch of stream.batches()) {
-      let text = "";
+    batches: for await (const batch of stream.batches()) {
       for (const event of batch.events) {
         progress.completionTokens++;
         progress.firstTokenAt ??= performance.now();
         seenText += event.text.length;
         processed?.add(event.token, event.text, event.logits);
         raw?.add(event.token, event.text, event.rawLogits);
-        text += matcher.push(event.text);
-        if (matcher.stopped) break;
+        // One delta per token (not per native pull, which may hold many): readers stream token by token
+        // and measure inter-token latency; a push into a queue with room costs a microtask.
+        const text = matcher.push(event.text);
+        if (text.length > 0) {
+          thunk.generation.ttfbMs ??= performance.now() - run.requestStart;
+          const push = producer.push({ text });
+          const accepted = aborted === null ? await push : await Promise.race([push, aborted]);
+          if (accepted === "aborted") throw new GenerationAbortedError(thunk.value ?? "", signal?.reason);
+          if (!accepted) break batches;
+        }
+        if (matcher.stopped) break batches;
       }
-      if (text.length > 0) {
-        thunk.generation.ttfbMs ??= performance.now() - run.requestStart;
-        const push = producer.push({ text });
-        const accepted = aborted === null ? await push : await Promise.race([push, aborted]);
-        if (accepted === "aborted") throw new GenerationAbortedError(thunk.value ?? "", signal?.reason);
-        if (!accepted) break;
-      }
-      if (matcher.stopped) break;
     }
     // Leaving the loop early aborted the native generation; its result then says "abort".
     result = await stream.result;
