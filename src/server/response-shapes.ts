@@ -1,6 +1,7 @@
 import { rawLogitsToExtension } from "../backends/openai/raw-logits-extension.js";
 import type { LogitsStep, LogitsTrace } from "../core/logits-trace.js";
 import type { ModelOutputThunk } from "../core/model-output-thunk.js";
+import { buildCompletionUsage } from "../messages/openai/completion-usage.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
 import { stripToolCallMarkup } from "./tool-call-text-filter.js";
 
@@ -52,16 +53,6 @@ export function finishReason(thunk: ModelOutputThunk<unknown>): string {
   if ((thunk.toolCalls?.length ?? 0) > 0) return "tool_calls";
   const reason = thunk.generation.finishReasons?.[0];
   return reason === undefined || reason === "unknown" ? "stop" : reason;
-}
-
-export function usageOf(thunk: ModelOutputThunk<unknown>) {
-  const usage = thunk.generation.usage;
-  if (usage === null) return null;
-  return {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.totalTokens,
-  };
 }
 
 export interface LogprobsRequest {
@@ -123,7 +114,7 @@ export function chatCompletionBody(
         ...choiceExtras(thunk, request),
       },
     ],
-    usage: usageOf(thunk),
+    usage: buildCompletionUsage(thunk),
   };
 }
 
@@ -141,6 +132,6 @@ export function textCompletionBody(
     choices: [
       { index: 0, text: prefix + (thunk.value ?? ""), finish_reason: finishReason(thunk), logprobs: null },
     ],
-    usage: usageOf(thunk),
+    usage: buildCompletionUsage(thunk),
   };
 }

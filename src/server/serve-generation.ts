@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyReply } from "fastify";
 import type { ModelOutputThunk } from "../core/model-output-thunk.js";
+import { buildCompletionUsage } from "../messages/openai/completion-usage.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { toErrorResponse } from "./openai-error-response.js";
@@ -9,7 +10,6 @@ import {
   finishReason,
   type LogprobsRequest,
   type ResponseIdentity,
-  usageOf,
 } from "./response-shapes.js";
 import type { ServerMetrics } from "./server-metrics.js";
 import { SseWriter } from "./sse-writer.js";
@@ -181,7 +181,7 @@ async function streamAnswer(
     if (!(await sendDelta("", finishReason(thunk), toolCalls))) return;
     if (plan.includeUsage) {
       const chunk = plan.chunk(identity, { first: false }, {}, null);
-      if (!(await writer.send({ ...chunk, choices: [], usage: usageOf(thunk) }))) return;
+      if (!(await writer.send({ ...chunk, choices: [], usage: buildCompletionUsage(thunk) }))) return;
     }
     await writer.done();
   } catch (error) {
