@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumAvailable, launchChromium } from "./support/chromium.js";
+import { launchChromium } from "./support/chromium.js";
 import { linesOf, runCli } from "./support/run-cli.js";
 
 const artifacts = join(process.cwd(), "test-artifacts");
@@ -83,7 +83,7 @@ describe("tessera inspect", () => {
     expect(linesOf(result.stderr)).toEqual(["error: required option '-o, --out <file>' not specified"]);
   });
 
-  describe.skipIf(!chromiumAvailable())("its page in Chromium", () => {
+  describe("its page in Chromium", () => {
     let browser: Browser;
     beforeAll(async () => {
       browser = await launchChromium();

@@ -6,7 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildInspectorReport, renderInspectorPage } from "../../src/cli/inspector/index.js";
 import { sampleTraces } from "./fixtures/sample-traces.js";
-import { chromiumAvailable, launchChromium } from "./support/chromium.js";
+import { launchChromium } from "./support/chromium.js";
 
 const artifacts = join(process.cwd(), "test-artifacts");
 
@@ -38,7 +38,7 @@ const backgrounds = (page: Page) =>
     ),
   );
 
-describe.skipIf(!chromiumAvailable())("the inspector page in Chromium", () => {
+describe("the inspector page in Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await launchChromium();

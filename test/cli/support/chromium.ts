@@ -4,11 +4,13 @@ import { type Browser, chromium } from "playwright-core";
 
 export const chromiumPath = process.env.TESSERA_CHROMIUM ?? "/usr/bin/chromium";
 
-export function chromiumAvailable(): boolean {
-  return existsSync(chromiumPath);
-}
-
+// No silent skip: a page test that cannot run must fail and say how to get the browser.
 export function launchChromium(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `Chromium not found at ${chromiumPath}: install Debian's chromium (apt-get install chromium, as .ci/run does) or set TESSERA_CHROMIUM`,
+    );
+  }
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
