@@ -260,15 +260,16 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
   const bool direct = !generation.samplers.hasProcessing() &&
                       (!generation.samplers.isDenseDraw() || generation.samplers.denseTemperature() == 1.0f);
-  const bool needRawLogSumExp = config.raw.mode == CaptureMode::topK;
+  // Every raw capture carries its log-sum-exp: one vectorized pass here, instead of a scalar one per
+  // token in JavaScript for full vectors.
+  const bool needRawLogSumExp = config.raw.mode != CaptureMode::off;
   const float rawLogSumExp = (direct || needRawLogSumExp) ? logSumExpDense(row, vocabSize_) : 0.0f;
+  slot.raw.logSumExp = rawLogSumExp;
 
   if (config.raw.mode == CaptureMode::topK) {
     topKDense(row, vocabSize_, config.raw.topK, slot.raw);
-    slot.raw.logSumExp = rawLogSumExp;
   } else if (config.raw.mode == CaptureMode::full) {
     std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
-    slot.raw.logSumExp = std::numeric_limits<float>::quiet_NaN();  // not computed: full vectors stay cheap
   }
 
   llama_token token;

@@ -124,6 +124,9 @@ describe("sampling on the native decode thread", () => {
       expect([...top.topLogits!]).toEqual(expected.map((id) => full[id]));
       expect(top.chosenLogit).toBe(full[event.token]);
       expect(top.chosenLogit - top.logSumExp).toBeCloseTo(logSoftmaxAt(full, event.token), 4);
+      // Full raw captures carry the same whole-vector log-sum-exp (computed by the addon).
+      expect(event.rawLogits!.chosenLogit).toBe(full[event.token]);
+      expect(event.rawLogits!.logSumExp).toBeCloseTo(top.logSumExp, 4);
     });
   });
 

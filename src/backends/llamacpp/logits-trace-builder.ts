@@ -26,15 +26,9 @@ export class LogitsTraceBuilder {
   add(token: number, text: string, captured: TokenLogits | undefined): void {
     if (captured === undefined) return;
     const full = captured.full;
-    // Full vectors come without a log-sum-exp for raw logits; it is computed here so logprobs stay exact.
-    const logSumExp = Number.isFinite(captured.logSumExp)
-      ? captured.logSumExp
-      : full
-        ? logSumExpOf(full)
-        : null;
-    const chosenLogit = Number.isFinite(captured.chosenLogit)
-      ? captured.chosenLogit
-      : (full?.[token] ?? null);
+    // The addon computes every log-sum-exp (vectorized); a non-finite one would only make NaN logprobs.
+    const logSumExp = Number.isFinite(captured.logSumExp) ? captured.logSumExp : null;
+    const chosenLogit = captured.chosenLogit;
     const top: LogitsAlternative[] = [];
     const ids = captured.topIds;
     const logits = captured.topLogits;
@@ -55,20 +49,11 @@ export class LogitsTraceBuilder {
     const step: LogitsStep = {
       token,
       text,
-      logprob: chosenLogit === null || logSumExp === null ? null : chosenLogit - logSumExp,
+      logprob: logSumExp === null ? null : chosenLogit - logSumExp,
       logSumExp,
       top,
     };
     if (full !== undefined) step.full = full;
     this.trace.steps.push(step);
   }
-}
-
-function logSumExpOf(values: Float32Array): number {
-  let maximum = Number.NEGATIVE_INFINITY;
-  for (let index = 0; index < values.length; index++) if (values[index]! > maximum) maximum = values[index]!;
-  if (!Number.isFinite(maximum)) return maximum;
-  let sum = 0;
-  for (let index = 0; index < values.length; index++) sum += Math.exp(values[index]! - maximum);
-  return maximum + Math.log(sum);
 }

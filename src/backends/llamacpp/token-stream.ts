@@ -18,7 +18,7 @@ export interface TokenLogits {
   readonly full?: Float32Array;
   /** The chosen token's logit in this vector. */
   readonly chosenLogit: number;
-  /** log(sum(exp(logits))) over the whole vector: logprob = logit - logSumExp. NaN for raw full mode. */
+  /** log(sum(exp(logits))) over the whole vector: logprob = logit - logSumExp. */
   readonly logSumExp: number;
 }
 
