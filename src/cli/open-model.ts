@@ -12,7 +12,7 @@ import {
   resolveModel,
 } from "../gguf/default-model.js";
 import { isModelPresetName, modelPresets } from "../gguf/model-presets.js";
-import { writableTensorTypes } from "../gguf/tensor-encoding.js";
+import { writableTensorTypeNamed } from "../gguf/tensor-encoding.js";
 import { delayedProgressBar } from "./progress-bar.js";
 
 const megabyte = 1024 * 1024;
@@ -25,7 +25,7 @@ export async function resolveModelPath(
   const requested = model ?? "tiny";
   if (existsSync(requested) && statSync(requested).isFile()) return resolve(requested);
   const [presetName = "", typeText] = requested.split(":");
-  const type = writableTensorTypes.find((candidate) => candidate.toLowerCase() === typeText?.toLowerCase());
+  const type = typeText === undefined ? undefined : writableTensorTypeNamed(typeText);
   if (isModelPresetName(presetName) && (typeText === undefined || type !== undefined)) {
     const chosenType = type ?? modelPresets[presetName].defaultType;
     const path = join(modelsDirectory(), presetFileName(presetName, chosenType, defaultModelSeed));

@@ -11,7 +11,7 @@ import type { GgufWriteProgress } from "./gguf-writer.js";
 import { writeGgufFile } from "./gguf-writer.js";
 import { synthesizeLlamaModel } from "./llama-synthesizer.js";
 import { isModelPresetName, type ModelPresetName, modelPresetNames, modelPresets } from "./model-presets.js";
-import { type WritableTensorType, writableTensorTypes } from "./tensor-encoding.js";
+import { type WritableTensorType, writableTensorTypeNamed, writableTensorTypes } from "./tensor-encoding.js";
 import { loadVocabulary } from "./vocabulary.js";
 
 export const defaultModelSeed = 1;
@@ -109,10 +109,6 @@ export function resolveDefaultModel(options: { dir?: string } = {}): Promise<str
   return ensurePreset("tiny", { type: "F32", ...(options.dir !== undefined && { dir: options.dir }) });
 }
 
-function parseType(text: string): WritableTensorType | undefined {
-  return writableTensorTypes.find((type) => type.toLowerCase() === text.toLowerCase());
-}
-
 /**
  * A path to an existing file, or a preset name with an optional type (`tiny`, `llama-3.2-1b:q4_0`),
  * generated on first use into the models folder.
@@ -130,7 +126,9 @@ export async function resolveModel(fileOrPreset: string, options: { dir?: string
   };
   if (!isModelPresetName(presetName) || rest.length > 0) return fail("no such file, and not a known preset");
   const type =
-    typeText === undefined ? undefined : (parseType(typeText) ?? fail(`unknown type "${typeText}"`));
+    typeText === undefined
+      ? undefined
+      : (writableTensorTypeNamed(typeText) ?? fail(`unknown type "${typeText}"`));
   return ensurePreset(presetName, {
     ...(type !== undefined && { type }),
     ...(options.dir !== undefined && { dir: options.dir }),

@@ -7,6 +7,12 @@ import { dequantizeQ8_0, quantizeQ8_0 } from "./quantize-q8-0.js";
 export const writableTensorTypes = ["F32", "F16", "Q8_0", "Q4_0"] as const;
 export type WritableTensorType = (typeof writableTensorTypes)[number];
 
+/** The writable type spelled `text`, in any case (`q4_0`, `Q4_0`); undefined for anything else. */
+export function writableTensorTypeNamed(text: string): WritableTensorType | undefined {
+  const wanted = text.toLowerCase();
+  return writableTensorTypes.find((type) => type.toLowerCase() === wanted);
+}
+
 /** Bytes needed for `elementCount` values (a multiple of the type's block size). */
 export function encodedByteLength(type: WritableTensorType, elementCount: number): number {
   const bytes = ggmlRowBytes(type, elementCount);

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { modelsDirectory, resolveDefaultModel, resolveModel } from "../../src/gguf/default-model.js";
 import { GgufUnknownPresetError } from "../../src/gguf/errors/gguf-unknown-preset-error.js";
 import { readGgufFile } from "../../src/gguf/gguf-reader.js";
+import { writableTensorTypeNamed } from "../../src/gguf/tensor-encoding.js";
 import { scratchFolder } from "./crafted-files.js";
 
 const run = promisify(execFile);
@@ -67,6 +68,13 @@ describe("resolving models", () => {
     expect(path).toBe(join(dir, "tiny-q4_0.gguf"));
     const info = await readGgufFile(path);
     expect(info.tensors.find((tensor) => tensor.name === "token_embd.weight")?.type).toBe("Q4_0");
+  });
+
+  it("names a writable tensor type in any case, and nothing else", () => {
+    expect(writableTensorTypeNamed("q4_0")).toBe("Q4_0");
+    expect(writableTensorTypeNamed("F16")).toBe("F16");
+    expect(writableTensorTypeNamed("q3_k")).toBeUndefined();
+    expect(writableTensorTypeNamed("")).toBeUndefined();
   });
 
   it("rejects unknown presets, unknown types and missing files with the choices", async () => {

@@ -16,12 +16,16 @@ import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { type GgufArrayItem, type GgufValue, ggufPlainValue } from "../../gguf/gguf-value.js";
 import { validateLlamaModel } from "../../gguf/llama-model-validation.js";
 import { isModelPresetName, modelPresetNames, modelPresets } from "../../gguf/model-presets.js";
-import { type WritableTensorType, writableTensorTypes } from "../../gguf/tensor-encoding.js";
+import {
+  type WritableTensorType,
+  writableTensorTypeNamed,
+  writableTensorTypes,
+} from "../../gguf/tensor-encoding.js";
 
 const megabyte = 1024 * 1024;
 
 function parseType(text: string): WritableTensorType {
-  const type = writableTensorTypes.find((candidate) => candidate.toLowerCase() === text.toLowerCase());
+  const type = writableTensorTypeNamed(text);
   if (type === undefined) {
     throw new InvalidArgumentError(`Expected one of ${writableTensorTypes.join(", ").toLowerCase()}.`);
   }
