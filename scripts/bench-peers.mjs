@@ -7,10 +7,10 @@
 // Usage: node scripts/bench-peers.mjs [--jobs N] [--nice]     (prints the folder of the binaries)
 // Environment: TESSERA_PEERS_JOBS (default 1, so other work on a small machine is not starved).
 import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { locateLlamaBundle } from "./llama-bundle.mjs";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cacheRoot = join(projectRoot, ".cache", "bench-peers");
@@ -29,18 +29,15 @@ const jobs = Number(argumentValue("--jobs") ?? process.env.TESSERA_PEERS_JOBS ??
 if (!Number.isInteger(jobs) || jobs < 1) fail(`--jobs must be a positive integer, got ${jobs}.`);
 const lowPriority = process.argv.includes("--nice");
 
-const nodeLlamaCppRoot = join(projectRoot, "node_modules", "node-llama-cpp");
-const bundlePath = join(nodeLlamaCppRoot, "llama", "gitRelease.bundle");
-if (!existsSync(bundlePath))
-  fail(`the llama.cpp source bundle is missing at ${bundlePath}; run \`npm install\`.`);
-const releaseInfo = JSON.parse(readFileSync(join(nodeLlamaCppRoot, "llama", "llama.cpp.info.json"), "utf8"));
-const bundleStat = statSync(bundlePath);
-const bundleKey = createHash("sha256")
-  .update(`${releaseInfo.tag}:${bundleStat.size}:${bundleStat.mtimeMs}`)
-  .digest("hex")
-  .slice(0, 12);
+let bundle;
+try {
+  bundle = locateLlamaBundle(projectRoot);
+} catch (error) {
+  fail(error.message);
+}
+const { bundlePath, bundleKey, tag } = bundle;
 
-const buildRoot = join(cacheRoot, `${releaseInfo.tag}-${bundleKey}`);
+const buildRoot = join(cacheRoot, `${tag}-${bundleKey}`);
 const sourceFolder = join(buildRoot, "source");
 const buildFolder = join(buildRoot, "build");
 const binFolder = join(buildFolder, "bin");
@@ -104,9 +101,7 @@ for (const tool of ["git", "cmake"]) {
 }
 
 if (!existsSync(join(sourceFolder, "CMakeLists.txt"))) {
-  console.error(
-    `tessera bench:peers: checking out llama.cpp ${releaseInfo.tag} from the bundle into ${sourceFolder}`,
-  );
+  console.error(`tessera bench:peers: checking out llama.cpp ${tag} from the bundle into ${sourceFolder}`);
   rmSync(sourceFolder, { recursive: true, force: true });
   mkdirSync(buildRoot, { recursive: true });
   execFileSync("git", ["clone", "--quiet", bundlePath, sourceFolder], {

@@ -7,19 +7,10 @@
 //   node headers are downloaded;
 // - we link node-llama-cpp's prebuilt CPU libraries and never compile llama.cpp itself.
 import { execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packageRoot as findPackage, locateLlamaBundle } from "./llama-bundle.mjs";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const nativeRoot = join(projectRoot, "native");
@@ -30,21 +21,15 @@ function fail(message) {
   process.exit(1);
 }
 
-// Walks up node_modules folders like Node does; require.resolve cannot be used because some of these
-// packages do not export their package.json.
-function packageRoot(name) {
-  for (let folder = projectRoot; ; folder = dirname(folder)) {
-    const candidate = join(folder, "node_modules", name);
-    if (existsSync(join(candidate, "package.json"))) return candidate;
-    if (dirname(folder) === folder) return undefined;
-  }
-}
+const packageRoot = (name) => findPackage(projectRoot, name);
 
-const nodeLlamaCppRoot = packageRoot("node-llama-cpp");
-if (nodeLlamaCppRoot === undefined) fail("node-llama-cpp is not installed; run `npm install` first.");
-const bundlePath = join(nodeLlamaCppRoot, "llama", "gitRelease.bundle");
-if (!existsSync(bundlePath)) fail(`the llama.cpp source bundle is missing at ${bundlePath}.`);
-const releaseInfo = JSON.parse(readFileSync(join(nodeLlamaCppRoot, "llama", "llama.cpp.info.json"), "utf8"));
+let bundle;
+try {
+  bundle = locateLlamaBundle(projectRoot);
+} catch (error) {
+  fail(error.message);
+}
+const { bundlePath, bundleKey, tag } = bundle;
 
 // The prebuilt CPU libraries for this platform, e.g. @node-llama-cpp/linux-x64/bins/linux-x64/.
 const flavour = `${process.platform}-${process.arch}`;
@@ -67,17 +52,12 @@ const ggmlLibrary = findLibrary(/^libggml\.v[\d.]+\.so$|^libggml\.so$/, "ggml");
 const ggmlBaseLibrary = findLibrary(/^libggml-base\.so$/, "ggml-base");
 
 // Headers: one cache folder per bundle content, so an upgraded node-llama-cpp gets fresh headers.
-const bundleStat = statSync(bundlePath);
-const bundleKey = createHash("sha256")
-  .update(`${releaseInfo.tag}:${bundleStat.size}:${bundleStat.mtimeMs}`)
-  .digest("hex")
-  .slice(0, 12);
-const headersFolder = join(cacheRoot, `llama-${releaseInfo.tag}-${bundleKey}`);
+const headersFolder = join(cacheRoot, `llama-${tag}-${bundleKey}`);
 const headersMarker = join(headersFolder, ".complete");
 if (existsSync(headersMarker)) {
   console.log(`tessera build:native: reusing llama.cpp headers in ${headersFolder}`);
 } else {
-  console.log(`tessera build:native: extracting llama.cpp ${releaseInfo.tag} headers from the bundle`);
+  console.log(`tessera build:native: extracting llama.cpp ${tag} headers from the bundle`);
   const scratch = join(cacheRoot, `scratch-${process.pid}`);
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
@@ -103,7 +83,7 @@ if (existsSync(headersMarker)) {
     execFileSync("tar", ["-xf", archivePath, "-C", extracted]);
     rmSync(headersFolder, { recursive: true, force: true });
     renameSync(extracted, headersFolder);
-    writeFileSync(headersMarker, `${releaseInfo.tag}\n`);
+    writeFileSync(headersMarker, `${tag}\n`);
   } catch (error) {
     fail(`could not extract headers from ${bundlePath} (is git installed?): ${error.message}`);
   } finally {
