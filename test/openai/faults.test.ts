@@ -211,6 +211,24 @@ describe("HTTP faults (case 13)", () => {
     expect(server.hits.get("stall-between-chunks")).toHaveLength(1);
   });
 
+  it("restarts the idle clock with every chunk: a steady stream reaches the total timeout", async () => {
+    const error = await failureOf(
+      await generate("endless-stream", {
+        timeouts: { idleMs: 150, totalMs: 500 },
+        maxResponseBytes: 1e12,
+      }),
+    );
+    expect((error as OpenAITimeoutError).phase).toBe("total");
+  });
+
+  it("takes a clock longer than a timer can hold (Infinity) as no clock at all", async () => {
+    // Node would fire such a timer after 1 ms; the stall must run into the total clock instead.
+    const thunk = await generate("stall-between-chunks", { timeouts: { idleMs: Infinity, totalMs: 300 } });
+    const error = await failureOf(thunk);
+    expect((error as OpenAITimeoutError).phase).toBe("total");
+    expect(thunk.value).toBe("Hello");
+  });
+
   it("stops at the total timeout", async () => {
     const error = await failureOf(
       await generate("endless-stream", { timeouts: { totalMs: 200 }, maxResponseBytes: 1e12 }),

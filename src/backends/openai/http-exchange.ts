@@ -21,6 +21,8 @@ export interface HttpExchangeOptions {
 }
 
 const maxErrorBodyBytes = 64 * 1024;
+/** The longest delay setTimeout honours (2^31 - 1 ms). */
+const maxTimerMs = 2 ** 31 - 1;
 
 /**
  * One HTTP request and its response body, under the connect, first-token, idle and total clocks and a
@@ -148,7 +150,8 @@ export class HttpExchange {
         if (this.receivedBytes > this.#options.maxResponseBytes) {
           throw new OpenAIResponseTooLargeError(this.#options.maxResponseBytes, "bytes");
         }
-        this.#arm("idle", this.#options.timeouts.idleMs);
+        // Restart the idle clock in place: one timer for the whole body, not one per chunk.
+        this.#timers.get("idle")?.refresh();
         yield result.value;
       }
     } finally {
@@ -180,6 +183,9 @@ export class HttpExchange {
 
   #arm(phase: OpenAITimeoutPhase, delayMs: number, reportedMs = delayMs): void {
     this.#disarm(phase);
+    // Node fires a timer longer than its range (Infinity, or over ~24.8 days) after 1 ms; such a clock
+    // means "never", so none is set.
+    if (delayMs > maxTimerMs) return;
     const timer = setTimeout(
       () => this.#controller.abort(new OpenAITimeoutError(phase, reportedMs)),
       delayMs,
