@@ -18,9 +18,9 @@ export function registerCompletionsRoute(
     const body = parseBody(completionRequestSchema, request.body);
     const prompt = typeof body.prompt === "string" ? body.prompt : body.prompt[0]!;
     const modelOptions = samplingToModelOptions(body);
-    if (body.logprobs != null && body.logprobs > 0) modelOptions.logits = body.logprobs;
-    const echo = body.echo === true ? prompt : "";
     const topLogprobs = body.logprobs != null && body.logprobs > 0 ? body.logprobs : null;
+    if (topLogprobs !== null) modelOptions.logits = topLogprobs;
+    const echo = body.echo === true ? prompt : "";
     // The legacy format's text_offset counts characters from the start of the returned text.
     let offset = echo.length;
     const legacy = (extras: Record<string, unknown>) => {
