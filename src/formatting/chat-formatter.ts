@@ -1,4 +1,3 @@
-import { CBlock } from "../core/cblock.js";
 import { Component } from "../core/component.js";
 import { ModelOutputThunk } from "../core/model-output-thunk.js";
 import type { Span } from "../core/span.js";
@@ -52,7 +51,7 @@ export abstract class ChatFormatter implements Formatter {
         toolCallId: representation.toolCallId ?? null,
       });
     }
-    if (current instanceof CBlock) return new Message(role, this.print(current));
+    // A CBlock (or any other span): its text, as printed.
     return new Message(role, this.print(current));
   }
 }
