@@ -8,12 +8,8 @@
 namespace tessera {
 namespace {
 
-bool isFloat32Array(Napi::Value value) {
-  return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_float32_array;
-}
-
 Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, size_t head, size_t count,
-                            const CaptureConfig& capture, bool raw, Napi::Value target, int32_t vocabSize) {
+                            const CaptureConfig& capture, bool raw, int32_t vocabSize) {
   Napi::Object columns = Napi::Object::New(env);
   const size_t capacity = slots.size();
   if (capture.mode == CaptureMode::topK) {
@@ -35,11 +31,9 @@ Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, 
     columns.Set("chosenLogits", chosen);
     columns.Set("logSumExp", logSumExp);
   } else if (capture.mode == CaptureMode::full) {
-    // Vectors go by memcpy into a Float32Array JavaScript owns (the caller's, or one allocated here
-    // for this batch), never as boxed numbers.
-    Napi::Float32Array destination = isFloat32Array(target)
-                                         ? target.As<Napi::Float32Array>()
-                                         : Napi::Float32Array::New(env, count * static_cast<size_t>(vocabSize));
+    // Vectors go by memcpy into a Float32Array allocated for this batch at the exact size (JavaScript
+    // owns it, so views stay valid), never as boxed numbers.
+    Napi::Float32Array destination = Napi::Float32Array::New(env, count * static_cast<size_t>(vocabSize));
     const size_t stride = static_cast<size_t>(vocabSize);
     for (size_t index = 0; index < count; index++) {
       const EventSlot& slot = slots[(head + index) % capacity];
@@ -96,10 +90,9 @@ GenerationState& AddonGeneration::requireState(Napi::Env env) {
   return *state_;
 }
 
-Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents, Napi::Value rawTarget, Napi::Value processedTarget) {
+Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   GenerationState& state = *state_;
   const auto& config = state.config;
-  const size_t stride = static_cast<size_t>(state.vocabSize);
   size_t count;
   size_t head;
   bool wasFull;
@@ -108,12 +101,6 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents, Napi::V
     count = std::min(state.count, maxEvents);
     head = state.head;
     wasFull = state.count >= state.slots.size();
-  }
-  if (config.raw.mode == CaptureMode::full && isFloat32Array(rawTarget)) {
-    count = std::min(count, rawTarget.As<Napi::Float32Array>().ElementLength() / stride);
-  }
-  if (config.processed.mode == CaptureMode::full && isFloat32Array(processedTarget)) {
-    count = std::min(count, processedTarget.As<Napi::Float32Array>().ElementLength() / stride);
   }
 
   // Slots [head, head + count) are not written by the decode thread until we hand them back below.
@@ -145,11 +132,11 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents, Napi::V
   batch.Set("pieceBytes", pieces);
   batch.Set("pieceEnds", pieceEnds);
   if (config.raw.mode != CaptureMode::off) {
-    batch.Set("raw", captureColumns(env, state.slots, head, count, config.raw, true, rawTarget, state.vocabSize));
+    batch.Set("raw", captureColumns(env, state.slots, head, count, config.raw, true, state.vocabSize));
   }
   if (config.processed.mode != CaptureMode::off) {
     batch.Set("processed",
-              captureColumns(env, state.slots, head, count, config.processed, false, processedTarget, state.vocabSize));
+              captureColumns(env, state.slots, head, count, config.processed, false, state.vocabSize));
   }
 
   bool done;
@@ -172,13 +159,6 @@ Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
   if (pending_) throwCoded(env, "ERR_PULL_PENDING", "a pull is already waiting; await it before pulling again");
   const size_t maxEvents = info[0].IsNumber() ? static_cast<size_t>(std::max(1.0, info[0].As<Napi::Number>().DoubleValue()))
                                               : state.slots.size();
-  const size_t stride = static_cast<size_t>(state.vocabSize);
-  for (int argument = 1; argument <= 2; argument++) {
-    if (!info[argument].IsUndefined() &&
-        (!isFloat32Array(info[argument]) || info[argument].As<Napi::Float32Array>().ElementLength() < stride)) {
-      throwCoded(env, "ERR_INVALID_ARGUMENT", "a full-capture target must be a Float32Array of at least vocabSize elements");
-    }
-  }
   Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
   bool ready;
   {
@@ -187,14 +167,11 @@ Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
     if (!ready) state.pullWaiting = true;
   }
   if (ready) {
-    deferred.Resolve(takeBatch(env, maxEvents, info[1], info[2]));
+    deferred.Resolve(takeBatch(env, maxEvents));
     return deferred.Promise();
   }
   pending_ = std::make_unique<Napi::Promise::Deferred>(deferred);
   pendingMaxEvents_ = maxEvents;
-  // References only take objects on Node 20, and the targets are optional.
-  if (info[1].IsObject()) pendingRawTarget_ = Napi::Persistent(info[1]);
-  if (info[2].IsObject()) pendingProcessedTarget_ = Napi::Persistent(info[2]);
   loop_->retain(env);
   return deferred.Promise();
 }
@@ -210,13 +187,9 @@ void AddonGeneration::resolvePending(Napi::Env env) {
     state_->pullWaiting = false;
   }
   std::unique_ptr<Napi::Promise::Deferred> deferred = std::move(pending_);
-  Napi::Value rawTarget = pendingRawTarget_.IsEmpty() ? env.Undefined() : pendingRawTarget_.Value();
-  Napi::Value processedTarget = pendingProcessedTarget_.IsEmpty() ? env.Undefined() : pendingProcessedTarget_.Value();
-  pendingRawTarget_.Reset();
-  pendingProcessedTarget_.Reset();
   loop_->release(env);
   try {
-    deferred->Resolve(takeBatch(env, pendingMaxEvents_, rawTarget, processedTarget));
+    deferred->Resolve(takeBatch(env, pendingMaxEvents_));
   } catch (const Napi::Error& error) {
     deferred->Reject(error.Value());
   }

@@ -26,7 +26,7 @@ class AddonGeneration : public Napi::ObjectWrap<AddonGeneration> {
   Napi::Value Abort(const Napi::CallbackInfo& info);
   Napi::Value GetStats(const Napi::CallbackInfo& info);
   Napi::Value GetPromptLogprobs(const Napi::CallbackInfo& info);
-  Napi::Object takeBatch(Napi::Env env, size_t maxEvents, Napi::Value rawTarget, Napi::Value processedTarget);
+  Napi::Object takeBatch(Napi::Env env, size_t maxEvents);
   GenerationState& requireState(Napi::Env env);
 
   Napi::ObjectReference context_;  // keeps the context (and its decode thread) alive while this handle lives
@@ -35,7 +35,5 @@ class AddonGeneration : public Napi::ObjectWrap<AddonGeneration> {
   std::shared_ptr<LoopKeeper> loop_;
   std::unique_ptr<Napi::Promise::Deferred> pending_;
   size_t pendingMaxEvents_ = 0;
-  Napi::Reference<Napi::Value> pendingRawTarget_;
-  Napi::Reference<Napi::Value> pendingProcessedTarget_;
 };
 }  // namespace tessera

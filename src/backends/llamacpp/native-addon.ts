@@ -154,7 +154,7 @@ export interface NativeLogitsColumns {
   /** The chosen token's value and log-sum-exp per event (top-k mode). */
   readonly chosenLogits?: Float32Array;
   readonly logSumExp?: Float32Array;
-  /** Full mode: the Float32Array passed to pull(), holding count*vocabSize values. */
+  /** Full mode: count*vocabSize values, in a Float32Array allocated for this batch. */
   readonly full?: Float32Array;
 }
 
@@ -191,15 +191,10 @@ export interface NativeGenerationStats {
 export interface NativeGeneration {
   /**
    * Resolves with up to maxEvents events as soon as at least one is queued or the generation ended.
-   * Full vectors are memcpy'd into the given target Float32Array (at most floor(target.length /
-   * vocabSize) events are returned then), or into one the addon allocates for the batch at the exact
-   * size when no target is given. One pull at a time.
+   * Full vectors are memcpy'd into a Float32Array the addon allocates for the batch at the exact size.
+   * One pull at a time.
    */
-  pull(
-    maxEvents: number,
-    rawFullTarget?: Float32Array,
-    processedFullTarget?: Float32Array,
-  ): Promise<NativeEventBatch>;
+  pull(maxEvents: number): Promise<NativeEventBatch>;
   /** Stops decoding within one step (or inside a long prefill); the sequence's KV cells are removed. */
   abort(): void;
   getStats(): NativeGenerationStats;
