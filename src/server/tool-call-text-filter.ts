@@ -7,12 +7,10 @@ import { toolCallClose, toolCallOpen } from "../backends/llamacpp/tool-call-form
  * are known. Text from other backends passes through unchanged.
  */
 export class ToolCallTextFilter {
-  readonly #active: boolean;
   #held = "";
   #state: "undecided" | "markup" | "text";
 
   constructor(toolsOffered: boolean) {
-    this.#active = toolsOffered;
     this.#state = toolsOffered ? "undecided" : "text";
   }
 
@@ -32,11 +30,14 @@ export class ToolCallTextFilter {
     return released;
   }
 
-  /** What is left to send at the end: the held text without its calls when the calls were extracted. */
+  /**
+   * What is left to send at the end: the held text without its calls when the calls were extracted.
+   * Without tools offered nothing is ever held, so this is "".
+   */
   finish(hasToolCalls: boolean): string {
     const held = this.#held;
     this.#held = "";
-    return this.#active && hasToolCalls ? stripToolCallMarkup(held) : held;
+    return hasToolCalls ? stripToolCallMarkup(held) : held;
   }
 }
 

@@ -235,5 +235,7 @@ describe("ToolCallTextFilter", () => {
     expect(plain.finish(false)).toBe("");
     const off = new ToolCallTextFilter(false);
     expect(off.push("<tool_call>")).toBe("<tool_call>");
+    // Already sent: nothing may come again at the end, calls or not.
+    expect(off.finish(true)).toBe("");
   });
 });
