@@ -1,18 +1,7 @@
 // Opens the model a command asked for: a file, or a preset generated on first use with a progress bar
 // (the 1B and 8B shapes take a while to write), then the llama.cpp backend on it.
-import { existsSync, statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
-import {
-  defaultModelSeed,
-  generatePresetModel,
-  modelsDirectory,
-  presetFileName,
-  resolveModel,
-} from "../gguf/default-model.js";
-import { isModelPresetName, modelPresets } from "../gguf/model-presets.js";
-import { writableTensorTypeNamed } from "../gguf/tensor-encoding.js";
+import { resolveModel } from "../gguf/default-model.js";
 import { delayedProgressBar } from "./progress-bar.js";
 
 const megabyte = 1024 * 1024;
@@ -22,36 +11,24 @@ export async function resolveModelPath(
   model: string | undefined,
   options: { quiet?: boolean } = {},
 ): Promise<string> {
-  const requested = model ?? "tiny";
-  if (existsSync(requested) && statSync(requested).isFile()) return resolve(requested);
-  const [presetName = "", typeText] = requested.split(":");
-  const type = typeText === undefined ? undefined : writableTensorTypeNamed(typeText);
-  if (isModelPresetName(presetName) && (typeText === undefined || type !== undefined)) {
-    const chosenType = type ?? modelPresets[presetName].defaultType;
-    const path = join(modelsDirectory(), presetFileName(presetName, chosenType, defaultModelSeed));
-    if (existsSync(path)) return path;
-    await mkdir(modelsDirectory(), { recursive: true });
-    if (!options.quiet)
-      process.stderr.write(`tessera: generating ${presetName} (${chosenType}) into ${path}\n`);
-    const bar = delayedProgressBar(" writing model {bar} {percentage}% | {written}/{size} MB", {
-      enabled: !options.quiet,
+  const bar = delayedProgressBar(" writing model {bar} {percentage}% | {written}/{size} MB", {
+    enabled: !options.quiet,
+  });
+  try {
+    // A file or a preset; anything else gets resolveModel's typed error listing the presets.
+    return await resolveModel(model ?? "tiny", {
+      onGenerate: ({ preset, type, path }) => {
+        if (!options.quiet) process.stderr.write(`tessera: generating ${preset} (${type}) into ${path}\n`);
+      },
+      onProgress: ({ bytesWritten, totalBytes }) =>
+        bar.update(bytesWritten, totalBytes, {
+          written: (bytesWritten / megabyte).toFixed(0),
+          size: (totalBytes / megabyte).toFixed(0),
+        }),
     });
-    try {
-      await generatePresetModel(presetName, path, {
-        type: chosenType,
-        onProgress: ({ bytesWritten, totalBytes }) =>
-          bar.update(bytesWritten, totalBytes, {
-            written: (bytesWritten / megabyte).toFixed(0),
-            size: (totalBytes / megabyte).toFixed(0),
-          }),
-      });
-    } finally {
-      bar.stop();
-    }
-    return path;
+  } finally {
+    bar.stop();
   }
-  // Not a file and not a preset: resolveModel throws its typed error listing the presets.
-  return resolveModel(requested);
 }
 
 export interface OpenBackendOptions {

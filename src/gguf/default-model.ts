@@ -84,7 +84,25 @@ export async function generatePresetModel(
 
 const pending = new Map<string, Promise<string>>();
 
-async function ensurePreset(preset: ModelPresetName, options: GenerateModelOptions): Promise<string> {
+/** What `resolveModel` is about to generate, for a caller that says so (the CLI prints it). */
+export interface PresetGeneration {
+  readonly preset: ModelPresetName;
+  readonly type: WritableTensorType;
+  readonly path: string;
+}
+
+export interface ResolveModelOptions {
+  /** Models folder; defaults to `modelsDirectory()`. */
+  readonly dir?: string;
+  /** Called once before a missing preset is written (not when it exists or another call is writing it). */
+  readonly onGenerate?: (generation: PresetGeneration) => void;
+  readonly onProgress?: (progress: GgufWriteProgress) => void;
+}
+
+async function ensurePreset(
+  preset: ModelPresetName,
+  options: GenerateModelOptions & Pick<ResolveModelOptions, "onGenerate">,
+): Promise<string> {
   const dir = options.dir ?? modelsDirectory();
   const type = options.type ?? modelPresets[preset].defaultType;
   const path = join(dir, presetFileName(preset, type, options.seed ?? defaultModelSeed));
@@ -92,6 +110,7 @@ async function ensurePreset(preset: ModelPresetName, options: GenerateModelOptio
   let generation = pending.get(path);
   if (generation === undefined) {
     generation = (async () => {
+      options.onGenerate?.({ preset, type, path });
       await mkdir(dir, { recursive: true });
       await generatePresetModel(preset, path, { ...options, dir, type });
       return path;
@@ -113,7 +132,7 @@ export function resolveDefaultModel(options: { dir?: string } = {}): Promise<str
  * A path to an existing file, or a preset name with an optional type (`tiny`, `llama-3.2-1b:q4_0`),
  * generated on first use into the models folder.
  */
-export async function resolveModel(fileOrPreset: string, options: { dir?: string } = {}): Promise<string> {
+export async function resolveModel(fileOrPreset: string, options: ResolveModelOptions = {}): Promise<string> {
   if (existsSync(fileOrPreset) && statSync(fileOrPreset).isFile()) return resolve(fileOrPreset);
   const [presetName = "", typeText, ...rest] = fileOrPreset.split(":");
   const fail = (problem: string): never => {
@@ -132,5 +151,7 @@ export async function resolveModel(fileOrPreset: string, options: { dir?: string
   return ensurePreset(presetName, {
     ...(type !== undefined && { type }),
     ...(options.dir !== undefined && { dir: options.dir }),
+    ...(options.onGenerate && { onGenerate: options.onGenerate }),
+    ...(options.onProgress && { onProgress: options.onProgress }),
   });
 }

@@ -64,8 +64,20 @@ describe("resolving models", () => {
 
   it("generates a preset with a type on first use", async () => {
     const dir = join(scratch.path, "typed");
-    const path = await resolveModel("tiny:Q4_0", { dir });
+    const generations: unknown[] = [];
+    let progressCalls = 0;
+    const options = {
+      dir,
+      onGenerate: (generation: unknown) => generations.push(generation),
+      onProgress: () => progressCalls++,
+    };
+    const path = await resolveModel("tiny:Q4_0", options);
     expect(path).toBe(join(dir, "tiny-q4_0.gguf"));
+    expect(generations).toEqual([{ preset: "tiny", type: "Q4_0", path }]);
+    expect(progressCalls).toBeGreaterThan(0);
+    // The second call finds the file: no generation announced.
+    expect(await resolveModel("tiny:q4_0", options)).toBe(path);
+    expect(generations).toHaveLength(1);
     const info = await readGgufFile(path);
     expect(info.tensors.find((tensor) => tensor.name === "token_embd.weight")?.type).toBe("Q4_0");
   });
