@@ -70,6 +70,11 @@ export interface TokenStreamConfig {
   readonly onEnd?: () => void;
 }
 
+type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
+
+// One options object for every streaming decode, not one per token.
+const streaming = { stream: true } as const;
+
 /**
  * The tokens of one native generation, read once, pulled in batches from the bounded native queue:
  * decoding runs ahead of the reader by at most queueCapacity tokens. Leaving a `for await` early (or
@@ -179,18 +184,17 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
       const end = batch.pieceEnds[index]!;
       const bytes = batch.pieceBytes.subarray(start, end);
       start = end;
-      const text = this.#decoder.decode(bytes, { stream: true });
+      const text = this.#decoder.decode(bytes, streaming);
       batchText += text;
-      const logits = batch.processed && this.#logitsAt(batch.processed, index);
-      const rawLogits = batch.raw && this.#logitsAt(batch.raw, index);
-      events[index] = {
+      const event: Mutable<TokenEvent> = {
         token: batch.tokens[index]!,
         bytes,
         text,
         logprob: batch.logprobs[index]!,
-        ...(logits && { logits }),
-        ...(rawLogits && { rawLogits }),
       };
+      if (batch.processed !== undefined) event.logits = this.#logitsAt(batch.processed, index);
+      if (batch.raw !== undefined) event.rawLogits = this.#logitsAt(batch.raw, index);
+      events[index] = event;
     }
     this.#text += batchText;
     return { events, text: batchText };
