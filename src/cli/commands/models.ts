@@ -2,7 +2,6 @@
 import { statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { SingleBar } from "cli-progress";
 import { type Command, InvalidArgumentError } from "commander";
 import {
   defaultModelSeed,
@@ -21,6 +20,7 @@ import {
   writableTensorTypeNamed,
   writableTensorTypes,
 } from "../../gguf/tensor-encoding.js";
+import { delayedProgressBar } from "../progress-bar.js";
 
 const megabyte = 1024 * 1024;
 
@@ -53,13 +53,12 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
   const type = options.type ?? modelPresets[preset].defaultType;
   const path = resolve(options.out ?? join(modelsDirectory(), presetFileName(preset, type, options.seed)));
   await mkdir(dirname(path), { recursive: true });
-  const bar = new SingleBar({
-    stream: process.stderr,
-    format: " {bar} {percentage}% | {written}/{size} MB | {speed} MB/s | ETA {eta_formatted}",
-    hideCursor: true,
-  });
+  // Shown from the first update (delay 0): writing the model is all this command does.
+  const bar = delayedProgressBar(
+    " {bar} {percentage}% | {written}/{size} MB | {speed} MB/s | ETA {eta_formatted}",
+    { delayMs: 0 },
+  );
   const started = performance.now();
-  let barStarted = false;
   const controller = new AbortController();
   const onSignal = (): void => controller.abort(new Error("interrupted; the partial file was removed"));
   process.once("SIGINT", onSignal);
@@ -75,20 +74,17 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
           size: (totalBytes / megabyte).toFixed(1),
           speed: (bytesWritten / megabyte / Math.max(seconds, 1e-3)).toFixed(1),
         };
-        if (!barStarted) {
-          bar.start(totalBytes, bytesWritten, payload);
-          barStarted = true;
-        } else bar.update(bytesWritten, payload);
+        bar.update(bytesWritten, totalBytes, payload);
       },
     });
-    if (barStarted) bar.stop();
+    bar.stop();
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(
       `${path}\n${preset} ${type.toLowerCase()} seed ${options.seed}: ${(result.totalBytes / megabyte).toFixed(1)} MB ` +
         `in ${seconds.toFixed(1)} s (${(result.totalBytes / megabyte / seconds).toFixed(1)} MB/s)\n`,
     );
   } finally {
-    if (barStarted) bar.stop();
+    bar.stop();
     process.removeListener("SIGINT", onSignal);
   }
 }
