@@ -92,18 +92,15 @@ export class OpenAIOutputAssembler<T> {
         .sort(([left], [right]) => left - right)
         .map(([, deltas]) => chatCompletionDeltaMerge(deltas));
       finishReasons = merged.map((entry) => entry.finish_reason ?? "unknown");
-      const first = merged[0];
-      choice =
-        first === undefined
-          ? {}
-          : { ...first, message: { ...first.message, tool_calls: first.message.tool_calls } };
+      // A copy: the raw-logits field set below must not land in thunk.raw's merged choices.
+      choice = { ...merged[0] };
       const rawExtension = this.#chunks.flatMap((chunk) =>
         ((chunk.choices ?? []) as WireChoice[])
           .filter((entry) => (entry.index ?? 0) === 0)
           .map((entry) => entry.tessera_raw_logits),
       );
       choice.tessera_raw_logits = rawExtension.filter((entry) => entry !== undefined);
-      const usageChunk = [...this.#chunks].reverse().find((chunk) => chunk.usage != null);
+      const usageChunk = this.#chunks.findLast((chunk) => chunk.usage != null);
       if (usageChunk !== undefined) source = { ...source, usage: usageChunk.usage };
       thunk.raw = {
         provider: "openai",
