@@ -401,17 +401,19 @@ void DecodeEngine::run() {
       std::unique_lock<std::mutex> lock(mutex);
       wake_.wait(lock, [this] { return hasWorkLocked(); });
       if (shutdown_.load()) break;
-      for (auto generation : std::vector<std::shared_ptr<GenerationState>>(waiting_)) {
-        if (generation->abortRequested.load()) {
-          finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
-        }
+      // finishLocked erases the generation from its list: walking backwards never skips one, and only
+      // aborted ones are copied out (no copy of the lists every decode step).
+      for (size_t index = waiting_.size(); index-- > 0;) {
+        if (!waiting_[index]->abortRequested.load()) continue;
+        const std::shared_ptr<GenerationState> generation = waiting_[index];
+        finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
       }
-      for (auto generation : std::vector<std::shared_ptr<GenerationState>>(active_)) {
-        if (generation->abortRequested.load()) {
-          // An aborted generation leaves nothing behind: its cells go, so the next prompt starts clean.
-          clearSequence(generation->sequence);
-          finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
-        }
+      for (size_t index = active_.size(); index-- > 0;) {
+        if (!active_[index]->abortRequested.load()) continue;
+        const std::shared_ptr<GenerationState> generation = active_[index];
+        // An aborted generation leaves nothing behind: its cells go, so the next prompt starts clean.
+        clearSequence(generation->sequence);
+        finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
       }
       assignSequencesLocked();
       const size_t activeCount = active_.size();
