@@ -13,6 +13,7 @@ import {
   ToolMessage,
   Transform,
 } from "../../src/stdlib/index.js";
+import { captureError } from "../helpers/capture-error.js";
 
 const formatter = new TemplateFormatter("scripted");
 
@@ -65,14 +66,10 @@ describe("Instruction", () => {
     );
     expect(substituteUserVariables("{{a}} and {{ a }}", { a: "{{b}}" })).toBe("{{b}} and {{b}}");
     expect(substituteUserVariables("{{untouched}}", null)).toBe("{{untouched}}");
-    const error = (() => {
-      try {
-        substituteUserVariables("{{missing}}", { present: "1" });
-      } catch (caught) {
-        return caught as MissingUserVariableError;
-      }
-    })();
-    expect(error?.message).toContain("given: present");
+    const error = captureError(() => substituteUserVariables("{{missing}}", { present: "1" }));
+    expect(MissingUserVariableError.isInstance(error)).toBe(true);
+    expect((error as MissingUserVariableError).variableName).toBe("missing");
+    expect((error as MissingUserVariableError).message).toContain("given: present");
   });
 
   it("lists its parts and carries its media", () => {
