@@ -92,9 +92,10 @@ function event(payload: unknown, lineEnd = "\n"): string {
   return `data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}${lineEnd}${lineEnd}`;
 }
 
-async function streamHello(response: ServerResponse, lineEnd = "\n"): Promise<void> {
+/** A whole well-formed stream: these payloads as events, then [DONE]. */
+export function streamEvents(response: ServerResponse, payloads: readonly unknown[], lineEnd = "\n"): void {
   startStream(response);
-  for (const payload of helloChunks()) response.write(event(payload, lineEnd));
+  for (const payload of payloads) response.write(event(payload, lineEnd));
   response.end(event("[DONE]", lineEnd));
 }
 
@@ -111,7 +112,7 @@ function sendError(response: ServerResponse, status: number, headers: Record<str
 
 /** Answers well: streamed or not, as asked. */
 async function ok(request: FaultRequest, response: ServerResponse): Promise<void> {
-  if (request.body.stream === true) return streamHello(response);
+  if (request.body.stream === true) return streamEvents(response, helloChunks());
   response.writeHead(200, { "content-type": "application/json" });
   response.end(JSON.stringify(completion("Hello world")));
 }
@@ -142,7 +143,7 @@ export const scenarios: Record<string, FaultScenario> = {
     }
     response.end();
   },
-  crlf: (_request, response) => streamHello(response, "\r\n"),
+  crlf: (_request, response) => streamEvents(response, helloChunks(), "\r\n"),
   comments: (_request, response) => {
     startStream(response);
     response.write(": keep-alive\n\n");

@@ -9,7 +9,7 @@ import { AudioBlock } from "../../src/core/media/audio-block.js";
 import { ImageBlock } from "../../src/core/media/image-block.js";
 import { Message } from "../../src/messages/components/message.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
-import { chunk, type FaultServer, startFaultServer, usage } from "../helpers/fault-server.js";
+import { chunk, type FaultServer, startFaultServer, streamEvents, usage } from "../helpers/fault-server.js";
 import { weatherTool as weather } from "../helpers/weather-tool.js";
 
 let server: FaultServer;
@@ -22,11 +22,7 @@ afterAll(async () => {
 
 /** A scenario that streams these payloads (then [DONE]) and records each request. */
 function streams(name: string, payloads: unknown[]): string {
-  server.define(name, (_request, response) => {
-    response.writeHead(200, { "content-type": "text/event-stream" });
-    for (const payload of payloads) response.write(`data: ${JSON.stringify(payload)}\n\n`);
-    response.end("data: [DONE]\n\n");
-  });
+  server.define(name, (_request, response) => streamEvents(response, payloads));
   return server.baseUrl(name);
 }
 
