@@ -20,6 +20,7 @@ import {
   writableTensorTypeNamed,
   writableTensorTypes,
 } from "../../gguf/tensor-encoding.js";
+import { integerArgument } from "../number-arguments.js";
 import { delayedProgressBar } from "../progress-bar.js";
 
 const megabyte = 1024 * 1024;
@@ -30,14 +31,6 @@ function parseType(text: string): WritableTensorType {
     throw new InvalidArgumentError(`Expected one of ${writableTensorTypes.join(", ").toLowerCase()}.`);
   }
   return type;
-}
-
-function parseSeed(text: string): number {
-  const seed = Number(text);
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) {
-    throw new InvalidArgumentError("Expected an integer from 0 to 4294967295.");
-  }
-  return seed;
 }
 
 interface MakeOptions {
@@ -212,7 +205,12 @@ export function registerModelsCommand(program: Command): void {
       parseType,
     )
     .option("--out <file>", "where to write it (default: models/<preset>-<type>.gguf)")
-    .option("--seed <n>", "random seed; the same seed writes the same bytes", parseSeed, defaultModelSeed)
+    .option(
+      "--seed <n>",
+      "random seed; the same seed writes the same bytes",
+      integerArgument(0, 0xffffffff),
+      defaultModelSeed,
+    )
     .action(make);
   models
     .command("info")
