@@ -1,13 +1,13 @@
 // `tessera reliability`: fuzzed models, cancellation soak, stalled consumer and a disconnect storm
 // against `tessera serve`, printing the figures (README "Reliability" table). Exit code 1 when a
 // target is missed, so CI can run a reduced version.
-import { SingleBar } from "cli-progress";
 import { type Command, InvalidArgumentError } from "commander";
 import {
   formatReliability,
   reliabilityPassed,
   runReliability,
 } from "../../reliability/reliability-report.js";
+import { delayedProgressBar } from "../progress-bar.js";
 
 function count(text: string): number {
   const value = Number(text);
@@ -40,13 +40,9 @@ export function registerReliabilityCommand(program: Command): void {
     .option("--keep-failures <dir>", "copy files that crashed or hung into this folder")
     .option("--json", "print the figures as JSON")
     .action(async (options: ReliabilityOptions) => {
-      const bar = new SingleBar({
-        stream: process.stderr,
-        format: " {bar} {value}/{total} {stage}",
-        hideCursor: true,
-      });
+      // One bar per stage, from its first update (delay 0); a stage's name line replaces the last bar.
+      const bar = delayedProgressBar(" {bar} {value}/{total} {stage}", { delayMs: 0 });
       let stage = "";
-      let barRunning = false;
       const figures = await runReliability({
         fuzzCases: options.fuzz,
         cancellations: options.cancellations,
@@ -55,21 +51,13 @@ export function registerReliabilityCommand(program: Command): void {
         runSeed: options.seed,
         ...(options.keepFailures !== undefined && { keepFailuresIn: options.keepFailures }),
         onStage: (next) => {
-          if (barRunning) bar.stop();
-          barRunning = false;
+          bar.stop();
           stage = next;
           process.stderr.write(`${next}\n`);
         },
-        onProgress: (done, total) => {
-          if (!process.stderr.isTTY) return;
-          if (!barRunning) {
-            bar.start(total, 0, { stage });
-            barRunning = true;
-          }
-          bar.update(done, { stage });
-        },
+        onProgress: (done, total) => bar.update(done, total, { stage }),
       });
-      if (barRunning) bar.stop();
+      bar.stop();
       process.stdout.write(
         options.json === true
           ? `${JSON.stringify(figures, null, 2)}\n`
