@@ -1,5 +1,6 @@
-// A cli-progress bar on stderr that only appears when the work lasts more than a second (so quick work
-// prints nothing) and never when stderr is not a terminal or --json output is being written.
+// A cli-progress bar on stderr that only appears once the work has lasted `delayMs` (default a second, so
+// quick work prints nothing) and never when stderr is not a terminal or --json output is being written.
+// Every bar of the CLI goes through it; stop() clears the bar and a later update() starts a fresh one.
 import { SingleBar } from "cli-progress";
 
 export interface DelayedProgressBar {
