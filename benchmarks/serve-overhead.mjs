@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { LlamaCppBackend } from "../dist/backends/llamacpp/llama-cpp-backend.js";
-import { OpenAIBackend } from "../dist/backends/openai/index.js";
+import { OpenAIBackend, SseDecoder } from "../dist/backends/openai/index.js";
 import { freePort, ServerProcess } from "../dist/bench/server-process.js";
 import { median } from "../dist/bench/stats.js";
 import { CBlock } from "../dist/core/cblock.js";
@@ -105,18 +105,13 @@ async function viaHttp(prompt) {
     }),
   });
   if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-  const decoder = new TextDecoder();
-  let buffer = "";
+  // The project's SSE decoder (CRLF, comments, split events), not a second hand-rolled parser.
+  const decoder = new SseDecoder();
   let first = null;
   let tokens = 0;
   let done = false;
   for await (const bytes of response.body) {
-    buffer += decoder.decode(bytes, { stream: true });
-    let end = buffer.indexOf("\n\n");
-    while (end !== -1) {
-      const data = buffer.slice(6, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf("\n\n");
+    for (const { data } of decoder.push(bytes)) {
       if (data === "[DONE]") {
         done = true;
         continue;
@@ -127,6 +122,7 @@ async function viaHttp(prompt) {
       if (chunk.usage) tokens = chunk.usage.completion_tokens;
     }
   }
+  if (decoder.finish() !== null) throw new Error("stream ended inside an event: counted as a failure");
   if (!done) throw new Error("stream ended without [DONE]: counted as a failure, not a fast run");
   const ended = performance.now();
   return { ttfbMs: first - started, tokensPerSecond: ((tokens - 1) * 1000) / (ended - first), tokens };
