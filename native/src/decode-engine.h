@@ -31,6 +31,8 @@ class DecodeEngine {
   // Stops the thread, finishes every generation with "abort" and frees the llama context.
   // Returns the generations that had a JavaScript pull waiting (the caller resolves them).
   std::vector<std::shared_ptr<GenerationState>> dispose();
+  // Sets the shutdown flag and joins the decode thread (also used by the process-exit handler).
+  void stopThread();
   bool isDisposed() const { return disposed_; }
 
   std::vector<llama_token> sequenceTokens(int32_t sequence);

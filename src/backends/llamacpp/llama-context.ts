@@ -7,26 +7,6 @@ import { type GenerateTokensOptions, resolveGenerateOptions } from "./native-gen
 import { checkTokens } from "./native-option-checks.js";
 import { TokenStream } from "./token-stream.js";
 
-// process.exit() (say on EPIPE when stdout is piped into `head`) runs the C++ exit path while decode
-// threads are still inside llama_decode, and ggml's static state is torn down under them (SIGSEGV).
-// The "exit" event still runs first, synchronously: stopping and joining every live decode thread there
-// makes any exit clean. Weak references, so the list never keeps a context alive.
-const liveContexts = new Set<WeakRef<NativeContext>>();
-let exitHookInstalled = false;
-
-function trackForExit(native: NativeContext): WeakRef<NativeContext> {
-  const reference = new WeakRef(native);
-  liveContexts.add(reference);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once("exit", () => {
-      for (const live of liveContexts) live.deref()?.dispose();
-      liveContexts.clear();
-    });
-  }
-  return reference;
-}
-
 export interface LlamaContextOptions {
   /** Tokens per sequence (prompt + output). Default: the model's training context, at most 4096. */
   readonly contextSize?: number;
@@ -54,14 +34,12 @@ export class LlamaContext implements AsyncDisposable {
   readonly #info: NativeContextInfo;
   #disposed = false;
   #running = 0;
-  readonly #exitReference: WeakRef<NativeContext>;
 
   /** @internal Created by LlamaModel.createContext. */
   constructor(native: NativeContext, vocabSize: number) {
     this.#native = native;
     this.#vocabSize = vocabSize;
     this.#info = native.getInfo();
-    this.#exitReference = trackForExit(native);
   }
 
   /** All cells of the context (sequences × sequenceContextSize unless the KV cache is unified). */
@@ -127,7 +105,6 @@ export class LlamaContext implements AsyncDisposable {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    liveContexts.delete(this.#exitReference);
     this.#native.dispose();
   }
 
