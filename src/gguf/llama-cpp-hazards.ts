@@ -4,11 +4,22 @@
 // with our own reader; `src/reliability/` uses them for its pre-load validation. Only the parsed header
 // is looked at, so the cost does not grow with the tensor data.
 import type { GgufFileInfo } from "./gguf-file-info.js";
+import { asLlamaCppReadsIt, cStringOf } from "./llama-cpp-view.js";
+
+/**
+ * The text llama.cpp files token `id` under: its C string (llama-vocab.cpp rebuilds each text with
+ * `std::string(gguf_get_arr_str(...))`, which stops at a NUL byte), and "[EMPTY_<id>]" when that is empty.
+ */
+export function llamaCppTokenText(text: string, id: number): string {
+  const cut = cStringOf(text);
+  return cut === "" ? `[EMPTY_${id}]` : cut;
+}
 
 /**
  * llama.cpp maps token text to id and asserts that no two tokens share a text
- * (llama-vocab.cpp: `GGML_ASSERT(id_to_token.size() == token_to_id.size())`, an abort). An empty
- * token is first renamed "[EMPTY_<id>]", so it collides with a real token of that text too.
+ * (llama-vocab.cpp: `GGML_ASSERT(id_to_token.size() == token_to_id.size())`, an abort). Texts are
+ * compared as llama.cpp keys them (`llamaCppTokenText`): "a" and "a\0b" collide, and so do an empty
+ * token, or one starting with NUL, and a real token "[EMPTY_<id>]".
  */
 export function findDuplicateTokens(info: GgufFileInfo): string[] {
   const tokens = info.metadataByKey.get("tokenizer.ggml.tokens");
@@ -16,11 +27,13 @@ export function findDuplicateTokens(info: GgufFileInfo): string[] {
   const firstIdByText = new Map<string, number>();
   const problems: string[] = [];
   tokens.values.forEach((value, id) => {
-    const text = value === "" ? `[EMPTY_${id}]` : (value as string);
+    const text = llamaCppTokenText(value as string, id);
     const first = firstIdByText.get(text);
     if (first === undefined) firstIdByText.set(text, id);
     else if (problems.length < 5) {
-      problems.push(`tokens ${first} and ${id} have the same text ${JSON.stringify(text)}`);
+      problems.push(
+        `tokens ${first} and ${id} have the same text ${JSON.stringify(text)} as llama.cpp reads them (up to the first NUL byte; an empty text is "[EMPTY_<id>]"): make every token text unique and free of NUL bytes`,
+      );
     }
   });
   return problems;
@@ -151,7 +164,9 @@ export function findImpossibleBlockCount(info: GgufFileInfo): string[] {
  * Every problem above in one list (empty when the file is safe to hand to llama.cpp as far as the
  * fuzzer knows). The loader does `findLlamaCppHazards(await readGgufFile(path))` before llama.cpp sees the file.
  */
-export function findLlamaCppHazards(info: GgufFileInfo): string[] {
+export function findLlamaCppHazards(file: GgufFileInfo): string[] {
+  // Every rule reads keys, strings and token texts as llama.cpp does (cut at NUL, first key wins).
+  const info = asLlamaCppReadsIt(file);
   return [
     ...findDuplicateTokens(info),
     ...findUnusableTensorTypes(info),
