@@ -8,13 +8,23 @@ import { checkTokens } from "./native-option-checks.js";
 import { TokenStream } from "./token-stream.js";
 
 export interface LlamaContextOptions {
-  /** Tokens per sequence (prompt + output). Default: the model's training context, at most 4096. */
+  /**
+   * Tokens per sequence (prompt + output), 16 to 2^24. Default: the model's training context, at most
+   * 4096. llama.cpp rounds the context up to a multiple of 256. contextSize × sequences must fit both
+   * llama.cpp's 2^31 - 256 cells and the machine's memory (IncompatibleOptionsError).
+   */
   readonly contextSize?: number;
-  /** Most tokens one decode step takes (prefill chunks + one per decoding sequence). Default 512. */
+  /**
+   * Most tokens one decode step takes (prefill chunks + one per decoding sequence), 1 to 65536 and at
+   * least `sequences` (IncompatibleOptionsError otherwise: llama.cpp aborts on it). Default 512.
+   */
   readonly batchSize?: number;
-  /** Sequences that decode in parallel, in one batch per step. Default 1. */
+  /** Sequences that decode in parallel, in one batch per step; 1 to 256 (llama.cpp's maximum). Default 1. */
   readonly sequences?: number;
-  /** CPU threads; default: physical cores. ggml spin-waits, so more threads than free cores is far slower. */
+  /**
+   * CPU threads, 1 to 512 (ggml's maximum); default: physical cores. ggml spin-waits, so more threads
+   * than free cores is far slower.
+   */
   readonly threads?: number;
   /**
    * One KV buffer of contextSize × sequences cells shared by all sequences (prefix sharing without

@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { findLlamaCppHazards } from "../../gguf/llama-cpp-hazards.js";
+import { resolveContextOptions } from "./context-option-checks.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { ModelLoadAbortedError } from "./errors/model-load-aborted-error.js";
@@ -22,7 +23,6 @@ import {
   checkString,
   rejectUnknownOptions,
 } from "./native-option-checks.js";
-import { physicalCoreCount } from "./native-thread-count.js";
 
 export interface LoadLlamaModelOptions {
   /** Layers to offload to a GPU ("max" = all). Needs node-llama-cpp's CUDA or Vulkan package and a device; else the CPU runs them. */
@@ -44,13 +44,6 @@ export interface TokenizeOptions {
 }
 
 const loadOptionNames: ReadonlySet<string> = new Set(["gpuLayers", "useMmap", "signal", "onProgress"]);
-const contextOptionNames: ReadonlySet<string> = new Set([
-  "contextSize",
-  "batchSize",
-  "sequences",
-  "threads",
-  "unifiedKvCache",
-]);
 
 /** Loads a GGUF model on a worker thread, with progress and abort. */
 export async function loadLlamaModel(path: string, options: LoadLlamaModelOptions = {}): Promise<LlamaModel> {
@@ -170,30 +163,13 @@ export class LlamaModel implements AsyncDisposable {
     return this.#native.tokenToPiece(token, options.special === true);
   }
 
+  /**
+   * Creates a context. Options are checked first (InvalidSamplerOptionError, or IncompatibleOptionsError
+   * for combinations llama.cpp would abort on, such as batchSize below sequences).
+   */
   async createContext(options: LlamaContextOptions = {}): Promise<LlamaContext> {
     this.#assertLoaded();
-    rejectUnknownOptions("createContext options", options, contextOptionNames);
-    const sequences =
-      options.sequences === undefined ? 1 : checkInteger("sequences", options.sequences, 1, 256);
-    const trainContext = this.metadata.trainContextSize > 0 ? this.metadata.trainContextSize : 4096;
-    const contextSize =
-      options.contextSize === undefined
-        ? Math.min(trainContext, 4096)
-        : checkInteger("contextSize", options.contextSize, 16, 1 << 24);
-    const batchSize =
-      options.batchSize === undefined ? 512 : checkInteger("batchSize", options.batchSize, 1, 1 << 16);
-    const threads =
-      options.threads === undefined ? physicalCoreCount() : checkInteger("threads", options.threads, 1, 1024);
-    const unifiedKvCache =
-      options.unifiedKvCache === undefined ? false : checkBoolean("unifiedKvCache", options.unifiedKvCache);
-    const native = await this.#native.createContext({
-      contextSize,
-      batchSize,
-      sequences,
-      threads,
-      batchThreads: threads,
-      unifiedKvCache,
-    });
+    const native = await this.#native.createContext(resolveContextOptions(options, this.metadata));
     return new LlamaContext(native, this.vocabSize);
   }
 

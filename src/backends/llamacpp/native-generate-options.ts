@@ -1,7 +1,18 @@
 import { randomInt } from "node:crypto";
 import { ContextOverflowError } from "./errors/context-overflow-error.js";
+import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { checkGrammarLimits } from "./grammar-limits.js";
 import type { NativeGenerateOptions } from "./native-addon.js";
+import {
+  float32Maximum,
+  maximumAbsolutePenalty,
+  maximumCaptureBytes,
+  maximumRepeatPenalty,
+  maximumSeed,
+  minimumRepeatPenalty,
+  minimumTemperature,
+} from "./native-limits.js";
 import {
   checkBoolean,
   checkInteger,
@@ -20,23 +31,46 @@ export type LogitsCapture = false | number | "full";
  * penalties, grammar, top-k, typical-p, top-p, min-p, temperature; then the selector.
  */
 export interface GenerateTokensOptions {
-  /** 0 selects greedy arg-max (no temperature sampler); otherwise logits are divided by it, then sampled. */
+  /**
+   * 0 to 3.4e38. 0, and anything below `minimumTemperature` (1e-3), selects greedy arg-max (no
+   * temperature sampler): dividing float32 logits by a smaller temperature can overflow to Infinity and
+   * make every probability NaN, and its draw is the arg-max anyway. Otherwise logits are divided by it,
+   * then sampled.
+   */
   readonly temperature?: number;
+  /** Keep the k most likely tokens; 0 (off) to the vocabulary size. */
   readonly topK?: number;
+  /** (0, 1]. */
   readonly topP?: number;
+  /** [0, 1]. */
   readonly minP?: number;
+  /** (0, 1]. */
   readonly typicalP?: number;
+  /** 1e-6 to 1e6 (logits are divided or multiplied by it; beyond that float32 logits overflow). */
   readonly repeatPenalty?: number;
+  /** -1e6 to 1e6. */
   readonly frequencyPenalty?: number;
+  /** -1e6 to 1e6. */
   readonly presencePenalty?: number;
-  /** How many recent tokens (prompt included) the penalties look at; default 64, -1 = the whole context. */
+  /**
+   * How many recent tokens (prompt included) the penalties look at: 0 (off) to the sequence context
+   * size; -1 = the whole sequence context (passed to llama.cpp as that size, since it reads negatives as
+   * 0, which turned penalties off). Default 64.
+   */
   readonly penaltyLastN?: number;
-  /** Added to the logits of these token ids; -Infinity bans a token. */
+  /** Added to the logits of these token ids; -Infinity bans a token; at most 3.4e38 (float32). */
   readonly logitBias?: ReadonlyMap<number, number> | Readonly<Record<number, number>>;
-  /** GBNF grammar; parsed before anything is decoded. */
+  /**
+   * GBNF grammar; parsed before anything is decoded. At most 256 KiB and 1000 nested groups: llama.cpp
+   * parses by recursion, and deeper grammars overflowed its stack (SIGSEGV).
+   */
   readonly grammar?: string;
   readonly grammarRoot?: string;
-  /** Seed of the `dist` selector; random (and reported in the result) when missing. */
+  /**
+   * Seed of the `dist` selector, 0 to 4294967294; random (and reported in the result) when missing.
+   * 4294967295 is refused: it is llama.cpp's LLAMA_DEFAULT_SEED, which draws a random seed instead, so a
+   * "fixed" seed of that value silently did not reproduce.
+   */
   readonly seed?: number;
   /** Stop after this many generated tokens (finish reason "length"). */
   readonly maxTokens?: number;
@@ -48,7 +82,11 @@ export interface GenerateTokensOptions {
   readonly rawLogits?: LogitsCapture;
   /** Compute the log-probability of every prompt token (disables prefix reuse for this call). */
   readonly promptLogprobs?: boolean;
-  /** Events the native queue holds before decoding of this sequence pauses. Default 32. */
+  /**
+   * Events the native queue holds before decoding of this sequence pauses, 1 to 65536. Default 32. With a
+   * "full" capture every slot holds a vocabulary row, so queueCapacity × vocabSize × 4 bytes per full
+   * capture must stay within 1 GiB (IncompatibleOptionsError).
+   */
   readonly queueCapacity?: number;
   /** Reuse KV cells of a common prompt prefix already in a sequence. Default true. */
   readonly reusePrefix?: boolean;
@@ -87,6 +125,36 @@ export interface ResolvedGenerateOptions {
 }
 
 const maximumTopK = 1 << 16;
+const penaltyRange = { minimum: -maximumAbsolutePenalty, maximum: maximumAbsolutePenalty };
+
+function checkSeed(seed: unknown): number {
+  return checkInteger(
+    "seed",
+    seed,
+    0,
+    maximumSeed,
+    `${maximumSeed + 1} is llama.cpp's "random seed" marker; pick another value`,
+  );
+}
+
+/** -1 means the whole sequence context; llama.cpp itself would read it as 0 (penalties off). */
+function resolvePenaltyLastN(value: unknown, sequenceContextSize: number): number {
+  const resolved = checkInteger("penaltyLastN", value, -1, sequenceContextSize);
+  return resolved === -1 ? sequenceContextSize : resolved;
+}
+
+function checkCaptureMemory(queueCapacity: number, vocabSize: number, fullCaptures: number): void {
+  const bytes = queueCapacity * vocabSize * 4 * fullCaptures;
+  if (bytes <= maximumCaptureBytes) return;
+  const largest = Math.max(1, Math.floor(maximumCaptureBytes / (vocabSize * 4 * fullCaptures)));
+  throw new IncompatibleOptionsError(
+    "queueCapacity",
+    queueCapacity,
+    `queueCapacity (${queueCapacity}) with ${fullCaptures} "full" logits capture(s) preallocates ` +
+      `${(bytes / 1024 ** 3).toFixed(1)} GiB (one ${vocabSize}-float row per slot), more than the 1 GiB allowed`,
+    `use queueCapacity <= ${largest}, or capture the top k instead of "full"`,
+  );
+}
 
 function checkCapture(name: string, value: unknown, vocabSize: number): { topK: number; full: boolean } {
   if (value === undefined || value === false) return { topK: 0, full: false };
@@ -110,8 +178,13 @@ function checkLogitBias(
   entries.forEach(([key, bias], index) => {
     const token = typeof key === "string" ? Number(key) : key;
     tokens[index] = checkInteger(`logitBias key ${String(key)}`, token, 0, vocabSize - 1);
-    if (typeof bias !== "number" || Number.isNaN(bias) || bias === Number.POSITIVE_INFINITY) {
-      throw new InvalidSamplerOptionError(`logitBias[${String(key)}]`, "a number or -Infinity", bias);
+    // A bias travels as float32: above its maximum it became +Infinity, and Infinity - Infinity NaN.
+    if (typeof bias !== "number" || Number.isNaN(bias) || bias > float32Maximum) {
+      throw new InvalidSamplerOptionError(
+        `logitBias[${String(key)}]`,
+        `a number <= ${float32Maximum} or -Infinity`,
+        bias,
+      );
     }
     values[index] = bias;
   });
@@ -149,8 +222,7 @@ export function resolveGenerateOptions(
   if (resolvedMaxTokens > 0 && prompt.length + resolvedMaxTokens > sequenceContextSize) {
     throw new ContextOverflowError(prompt.length, sequenceContextSize, resolvedMaxTokens);
   }
-  const resolvedSeed =
-    seed === undefined ? randomInt(0, 2 ** 32 - 1) : checkInteger("seed", seed, 0, 2 ** 32 - 1);
+  const resolvedSeed = seed === undefined ? randomInt(0, maximumSeed + 1) : checkSeed(seed);
   const raw = checkCapture("rawLogits", options.rawLogits, vocabSize);
   const processed = checkCapture("logits", options.logits, vocabSize);
   const bias = checkLogitBias(options.logitBias, vocabSize);
@@ -158,13 +230,19 @@ export function resolveGenerateOptions(
     options.queueCapacity === undefined
       ? 32
       : checkInteger("queueCapacity", options.queueCapacity, 1, 1 << 16);
-  const greedy = temperature !== undefined && checkNumber("temperature", temperature, { minimum: 0 }) === 0;
+  checkCaptureMemory(queueCapacity, vocabSize, Number(raw.full) + Number(processed.full));
+  const resolvedTemperature =
+    temperature === undefined
+      ? undefined
+      : checkNumber("temperature", temperature, { minimum: 0, maximum: float32Maximum });
+  const greedy = resolvedTemperature !== undefined && resolvedTemperature < minimumTemperature;
+  if (grammar !== undefined) checkGrammarLimits(checkString("grammar", grammar));
 
   const native: NativeGenerateOptions = {
     tokens: prompt,
     greedy,
     seed: resolvedSeed,
-    ...(temperature !== undefined && !greedy && { temperature }),
+    ...(resolvedTemperature !== undefined && !greedy && { temperature: resolvedTemperature }),
     ...(topK !== undefined && { topK: checkInteger("topK", topK, 0, vocabSize) }),
     ...(topP !== undefined && {
       topP: checkNumber("topP", topP, { minimum: 0, maximum: 1, exclusiveMinimum: true }),
@@ -174,16 +252,19 @@ export function resolveGenerateOptions(
       typicalP: checkNumber("typicalP", typicalP, { minimum: 0, maximum: 1, exclusiveMinimum: true }),
     }),
     ...(penaltyLastN !== undefined && {
-      penaltyLastN: checkInteger("penaltyLastN", penaltyLastN, -1, 1 << 20),
+      penaltyLastN: resolvePenaltyLastN(penaltyLastN, sequenceContextSize),
     }),
     ...(repeatPenalty !== undefined && {
-      repeatPenalty: checkNumber("repeatPenalty", repeatPenalty, { minimum: 0, exclusiveMinimum: true }),
+      repeatPenalty: checkNumber("repeatPenalty", repeatPenalty, {
+        minimum: minimumRepeatPenalty,
+        maximum: maximumRepeatPenalty,
+      }),
     }),
     ...(frequencyPenalty !== undefined && {
-      frequencyPenalty: checkNumber("frequencyPenalty", frequencyPenalty),
+      frequencyPenalty: checkNumber("frequencyPenalty", frequencyPenalty, penaltyRange),
     }),
     ...(presencePenalty !== undefined && {
-      presencePenalty: checkNumber("presencePenalty", presencePenalty),
+      presencePenalty: checkNumber("presencePenalty", presencePenalty, penaltyRange),
     }),
     ...(bias !== undefined && { logitBiasTokens: bias.tokens, logitBiasValues: bias.values }),
     ...(grammar !== undefined && { grammar: checkString("grammar", grammar) }),

@@ -22,10 +22,17 @@ export function rejectUnknownOptions(
   }
 }
 
-export function checkInteger(name: string, value: unknown, minimum: number, maximum: number): number {
+/** `hint` says why the range is what it is, when that is not obvious (appended in parentheses). */
+export function checkInteger(
+  name: string,
+  value: unknown,
+  minimum: number,
+  maximum: number,
+  hint?: string,
+): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < minimum || value > maximum) {
     const range = maximum === Number.MAX_SAFE_INTEGER ? `>= ${minimum}` : `between ${minimum} and ${maximum}`;
-    throw new InvalidSamplerOptionError(name, `an integer ${range}`, value);
+    throw new InvalidSamplerOptionError(name, `an integer ${range}${hint ? ` (${hint})` : ""}`, value);
   }
   return value;
 }

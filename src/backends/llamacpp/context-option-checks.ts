@@ -1,0 +1,100 @@
+// createContext's option checks. Each bound stands for a llama.cpp assertion or failure that our
+// options reach (docs/native-assertions.md); everything here runs before any native call.
+import { totalmem } from "node:os";
+import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
+import type { LlamaContextOptions } from "./llama-context.js";
+import type { NativeContextOptions, NativeModelMetadata } from "./native-addon.js";
+import { maximumContextCells, maximumSequences, maximumThreads } from "./native-limits.js";
+import { checkBoolean, checkInteger, rejectUnknownOptions } from "./native-option-checks.js";
+import { physicalCoreCount } from "./native-thread-count.js";
+
+const contextOptionNames: ReadonlySet<string> = new Set([
+  "contextSize",
+  "batchSize",
+  "sequences",
+  "threads",
+  "unifiedKvCache",
+]);
+
+export function resolveContextOptions(
+  options: LlamaContextOptions,
+  metadata: NativeModelMetadata,
+): NativeContextOptions {
+  rejectUnknownOptions("createContext options", options, contextOptionNames);
+  const sequences =
+    options.sequences === undefined ? 1 : checkInteger("sequences", options.sequences, 1, maximumSequences);
+  const trainContext = metadata.trainContextSize > 0 ? metadata.trainContextSize : 4096;
+  const contextSize =
+    options.contextSize === undefined
+      ? Math.min(trainContext, 4096)
+      : checkInteger("contextSize", options.contextSize, 16, 1 << 24);
+  const batchSize =
+    options.batchSize === undefined ? 512 : checkInteger("batchSize", options.batchSize, 1, 1 << 16);
+  const threads =
+    options.threads === undefined
+      ? physicalCoreCount()
+      : checkInteger("threads", options.threads, 1, maximumThreads);
+  const unifiedKvCache =
+    options.unifiedKvCache === undefined ? false : checkBoolean("unifiedKvCache", options.unifiedKvCache);
+
+  // llama.cpp reserves one output row per sequence at creation and asserts that this fits the batch
+  // (GGML_ASSERT(n_outputs_max <= cparams.n_outputs_max), llama-context.cpp:2200): exit 134.
+  if (batchSize < sequences) {
+    throw new IncompatibleOptionsError(
+      "batchSize",
+      batchSize,
+      `batchSize (${batchSize}) must be >= sequences (${sequences}): each sequence needs one output row per step`,
+      `use batchSize >= ${sequences} or fewer sequences`,
+    );
+  }
+  const cells = contextSize * sequences;
+  if (cells > maximumContextCells) {
+    throw new IncompatibleOptionsError(
+      "contextSize",
+      contextSize,
+      `contextSize (${contextSize}) × sequences (${sequences}) is ${cells} cells, more than llama.cpp's ${maximumContextCells}`,
+      "use a smaller contextSize or fewer sequences",
+    );
+  }
+  const cacheBytes = cells * kvBytesPerCell(metadata);
+  if (cacheBytes > totalmem()) {
+    throw new IncompatibleOptionsError(
+      "contextSize",
+      contextSize,
+      `contextSize (${contextSize}) × sequences (${sequences}) needs a KV cache of about ${gibibytes(cacheBytes)} GiB, ` +
+        `but this machine has ${gibibytes(totalmem())} GiB of memory (llama.cpp clears the whole cache at creation)`,
+      "use a smaller contextSize or fewer sequences",
+    );
+  }
+  return { contextSize, batchSize, sequences, threads, batchThreads: threads, unifiedKvCache };
+}
+
+/**
+ * F16 keys and values of every layer for one cell, from the GGUF's attention shape (grouped-query
+ * attention stores head_count_kv heads). A recurrent model has no per-cell cache, so this overestimates
+ * it; the estimate only refuses contexts that cannot fit in the machine's memory at all.
+ */
+export function kvBytesPerCell(metadata: NativeModelMetadata): number {
+  const prefix = `${metadata.architecture}.attention`;
+  const heads = positiveNumber(metadata.values[`${prefix}.head_count`]);
+  const kvHeads = positiveNumber(metadata.values[`${prefix}.head_count_kv`]) ?? heads;
+  const headSize = heads === undefined ? undefined : metadata.embeddingSize / heads;
+  const keyLength = positiveNumber(metadata.values[`${prefix}.key_length`]) ?? headSize;
+  const valueLength = positiveNumber(metadata.values[`${prefix}.value_length`]) ?? headSize;
+  const keys =
+    keyLength !== undefined && kvHeads !== undefined ? keyLength * kvHeads : metadata.embeddingSize;
+  const values =
+    valueLength !== undefined && kvHeads !== undefined ? valueLength * kvHeads : metadata.embeddingSize;
+  return Math.max(1, metadata.layerCount) * (keys + values) * 2;
+}
+
+/** A GGUF value rendered as text; per-layer arrays ("[2, 2, ...]") count by their largest entry. */
+function positiveNumber(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const numbers = (text.match(/\d+/g) ?? []).map(Number).filter((value) => value > 0);
+  return numbers.length > 0 ? Math.max(...numbers) : undefined;
+}
+
+function gibibytes(bytes: number): string {
+  return (bytes / 1024 ** 3).toFixed(1);
+}

@@ -1,0 +1,20 @@
+import { InvalidSamplerOptionError } from "./invalid-sampler-option-error.js";
+
+/**
+ * Options that are each in range but cannot work together (batchSize below sequences), or that ask for
+ * more than llama.cpp or the machine can hold. llama.cpp answers most of these with an assertion that
+ * aborts the process, so they are refused before any native call. A subclass of
+ * InvalidSamplerOptionError, so code that maps option errors (the server's 400) handles it too.
+ */
+export class IncompatibleOptionsError extends InvalidSamplerOptionError {
+  readonly problem: string;
+  readonly remedy: string;
+
+  constructor(optionName: string, received: unknown, problem: string, remedy: string) {
+    super(optionName, "a compatible value", received);
+    this.name = "IncompatibleOptionsError";
+    this.message = `${problem}; ${remedy}. Nothing was started.`;
+    this.problem = problem;
+    this.remedy = remedy;
+  }
+}
