@@ -278,7 +278,12 @@ export function loadNativeAddon(): NativeAddon {
         `@node-llama-cpp/${process.platform}-${process.arch} is missing or moved: run \`npm install\` and rebuild.`,
     );
   }
-  const libraries = prebuiltLibraryFolder("");
+  // TESSERA_LLAMA_LIBRARIES_DIR: the folder of a self-built llama.cpp whose CPU backend must go with an addon
+  // linked against it (the sanitizer build, scripts/build-native-sanitize.mjs). node-llama-cpp's prebuilt
+  // backends would bring in a second, uninstrumented libggml-base.
+  const libraries = process.env.TESSERA_LLAMA_LIBRARIES_DIR
+    ? resolve(process.env.TESSERA_LLAMA_LIBRARIES_DIR)
+    : prebuiltLibraryFolder("");
   if (libraries === undefined) {
     throw new NativeAddonLoadError(
       "llama.cpp's CPU backends",

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// `npm run test:sanitize`: builds the ASan + UBSan addon and its instrumented llama.cpp if needed
+// (build-native-sanitize.mjs, opt-in and cached), then runs the native tests and the schedule fuzzer's CI
+// seeds in node with libasan preloaded. Any sanitizer report fails the run, also one from a test's child
+// process whose crash the test itself expected: every process writes its reports to its own file in
+// test-artifacts/sanitize/ (log_path), and this script fails when any such file exists.
+//
+// Sanitizers do not see lost wake-ups or deadlocks: those are the schedule fuzzer's job.
+//
+// Usage: node scripts/test-sanitize.mjs [extra vitest arguments, e.g. a test file filter]
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const reportFolder = join(projectRoot, "test-artifacts", "sanitize");
+
+function fail(message) {
+  console.error(`tessera test:sanitize: ${message}`);
+  process.exit(1);
+}
+
+function say(message) {
+  console.error(`tessera test:sanitize: ${message}`);
+}
+
+// 1. The build (reused when nothing changed). Its last stdout line says where the results are.
+const buildStarted = Date.now();
+const build = spawnSync(process.execPath, [join(projectRoot, "scripts", "build-native-sanitize.mjs")], {
+  stdio: ["ignore", "pipe", "inherit"],
+  encoding: "utf8",
+});
+if (build.status !== 0) fail(`the sanitizer build failed (exit ${build.status ?? build.signal}).`);
+const { addon, libraries } = JSON.parse(build.stdout.trim().split("\n").pop());
+say(`build ready in ${((Date.now() - buildStarted) / 1000).toFixed(0)} s`);
+
+// 2. The sanitizer runtimes the addon was linked with (ldd names the exact files). node itself is not
+// instrumented, so libasan must be preloaded: ASan has to intercept malloc before the first allocation.
+const linked = execFileSync("ldd", [addon], { encoding: "utf8" });
+function runtime(name) {
+  const match = linked.match(new RegExp(`^\\s*${name}\\.so\\S*\\s*=>\\s*(\\S+)`, "m"));
+  if (match === null)
+    fail(`${addon} is not linked against ${name}; rebuild with scripts/build-native-sanitize.mjs.`);
+  return match[1];
+}
+const preload = [runtime("libasan"), runtime("libubsan")];
+
+rmSync(reportFolder, { recursive: true, force: true });
+mkdirSync(reportFolder, { recursive: true });
+const asanOptions = [
+  // Node and V8 keep much of their memory until the process ends, by design (no teardown of the isolate's
+  // heap, snapshot data, per-thread caches), so LeakSanitizer would bury real reports under node's own.
+  "detect_leaks=0",
+  // ASan stops at the first error anyway (the code is not built with -fsanitize-recover=address); the
+  // report goes to its own file and the process exits with 86, which neither node nor a test uses.
+  "halt_on_error=1",
+  "exitcode=86",
+  // A failed allocation returns NULL (or throws std::bad_alloc) as in production instead of being
+  // reported: the native tests ask for impossible context sizes on purpose.
+  "allocator_may_return_null=1",
+  // V8 installs its own SIGSEGV handler (WebAssembly bounds traps); ASan must let it.
+  "allow_user_segv_handler=1",
+  "detect_stack_use_after_return=0",
+  `log_path=${join(reportFolder, "asan")}`,
+];
+const ubsanOptions = [
+  "print_stacktrace=1",
+  "halt_on_error=1",
+  "report_error_type=1",
+  `log_path=${join(reportFolder, "ubsan")}`,
+];
+const environment = {
+  ...process.env,
+  LD_PRELOAD: [...preload, process.env.LD_PRELOAD].filter(Boolean).join(" "),
+  ASAN_OPTIONS: asanOptions.join(":"),
+  UBSAN_OPTIONS: ubsanOptions.join(":"),
+  TESSERA_NATIVE_ADDON: addon,
+  TESSERA_LLAMA_LIBRARIES_DIR: libraries,
+};
+
+// 3. Proof that the instrumented libraries, and only they, are the ones loaded.
+const preflight = spawnSync(
+  process.execPath,
+  [join(projectRoot, "scripts", "sanitize-preflight.cjs"), addon, libraries],
+  { env: environment, encoding: "utf8" },
+);
+if (preflight.status !== 0) {
+  fail(`the preflight load failed (exit ${preflight.status ?? preflight.signal}):\n${preflight.stderr}`);
+}
+const loaded = JSON.parse(preflight.stdout.trim().split("\n").pop());
+if (loaded.problems.length > 0)
+  fail(`the sanitized run would not be instrumented: ${loaded.problems.join("; ")}.`);
+say(`preflight: ${loaded.llamaLibraries.length} llama.cpp libraries, all from ${libraries}; ${loaded.asan}`);
+
+// 4. The tests. node-llama-cpp-parity loads node-llama-cpp's own addon, which brings the prebuilt
+// (uninstrumented) libllama and libggml into the same process as the instrumented ones: two copies of
+// ggml's global symbols, which is not a run worth sanitizing.
+const scheduleSeeds = join("test", "reliability", "schedule-fuzz.test.ts");
+const testFiles = ["test/native", ...(existsSync(join(projectRoot, scheduleSeeds)) ? [scheduleSeeds] : [])];
+if (testFiles.length === 1) say(`${scheduleSeeds} does not exist yet; running test/native only`);
+const vitest = join(projectRoot, "node_modules", "vitest", "vitest.mjs");
+const testsStarted = Date.now();
+const tests = spawnSync(
+  process.execPath,
+  [
+    vitest,
+    "run",
+    ...testFiles,
+    "--exclude",
+    "test/native/node-llama-cpp-parity.test.ts",
+    // Instrumented decoding is several times slower; one worker keeps a 2-core machine responsive.
+    "--maxWorkers",
+    "1",
+    "--testTimeout",
+    "180000",
+    ...process.argv.slice(2),
+  ],
+  { stdio: "inherit", env: environment, cwd: projectRoot },
+);
+const testSeconds = ((Date.now() - testsStarted) / 1000).toFixed(0);
+
+// 5. Every report, from any process, fails the run.
+const reports = readdirSync(reportFolder).filter((name) => /^(asan|ubsan)\.\d+/.test(name));
+for (const name of reports) {
+  console.error(
+    `\n===== ${join(reportFolder, name)} =====\n${readFileSync(join(reportFolder, name), "utf8")}`,
+  );
+}
+if (reports.length > 0) {
+  fail(
+    `${reports.length} sanitizer report(s) in ${reportFolder} (printed above); tests took ${testSeconds} s.`,
+  );
+}
+if (tests.status !== 0)
+  fail(`vitest failed (exit ${tests.status ?? tests.signal}) after ${testSeconds} s; no sanitizer reports.`);
+say(`clean: no ASan or UBSan reports; tests took ${testSeconds} s.`);
