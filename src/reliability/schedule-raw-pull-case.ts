@@ -1,0 +1,90 @@
+// A raw-pull case: the addon's own API with no TypeScript wrapper in between, pull(n) on a small
+// native queue (capacity 1–8, n up to the capacity), one or two generations on a context, stopped by
+// abort() or by disposing the context or the model. Back-pressure wake-ups race most here.
+import { setTimeout as sleep } from "node:timers/promises";
+import { loadNativeAddon, type NativeGeneration } from "../backends/llamacpp/native-addon.js";
+import { type CaseTools, settleExpected } from "./schedule-case-tools.js";
+import { paceConsumer } from "./schedule-consumer.js";
+import type { RawPullCase } from "./schedule-plan.js";
+import { SeededRandom } from "./seeded-random.js";
+
+type RawGenerationPlan = RawPullCase["generations"][number];
+
+async function drain(
+  tools: CaseTools,
+  plan: RawGenerationPlan,
+  generation: NativeGeneration,
+  seed: number,
+  stopNow: () => void,
+): Promise<void> {
+  const random = new SeededRandom(seed);
+  const { stop } = plan;
+  let read = 0;
+  let stopped = stop.kind === "none" || stop.moment === "prefill";
+  while (true) {
+    const batch = await tools.watchdog.due("token", generation.pull(plan.pullSize));
+    read += batch.count;
+    if (batch.done) return;
+    if (!stopped && read >= stop.afterTokens) {
+      stopped = true;
+      if (stop.moment === "full-queue") await sleep(3 + plan.queueCapacity);
+      stopNow();
+    }
+    await paceConsumer(plan.consumer, random);
+  }
+}
+
+export async function runRawPullCase(tools: CaseTools, plan: RawPullCase, seed: number): Promise<void> {
+  const { resources, watchdog } = tools;
+  const model = plan.ownModel
+    ? await watchdog.due(
+        "raw model load",
+        loadNativeAddon().loadModel(resources.modelPath, { gpuLayers: 0, useMmap: true }).promise,
+      )
+    : resources.rawModel;
+  try {
+    const context = await watchdog.due(
+      "createContext",
+      model.createContext({
+        contextSize: 512,
+        batchSize: 64,
+        sequences: plan.sequences,
+        threads: 1,
+        batchThreads: 1,
+        unifiedKvCache: false,
+      }),
+    );
+    try {
+      await Promise.all(
+        plan.generations.map(async (generationPlan, index) => {
+          const generation = context.generate({
+            tokens: resources.promptPool.subarray(0, generationPlan.promptTokens),
+            greedy: false,
+            seed: seed + index,
+            temperature: 0.8,
+            maxTokens: generationPlan.maxTokens,
+            ignoreEos: true,
+            promptLogprobs: false,
+            reusePrefix: false,
+            queueCapacity: generationPlan.queueCapacity,
+          });
+          const stopNow = () => {
+            if (generationPlan.stop.kind === "cancel") generation.abort();
+            else if (generationPlan.stop.kind === "dispose-context") context.dispose();
+            else if (generationPlan.stop.kind === "dispose-model") model.dispose();
+          };
+          if (generationPlan.stop.moment === "prefill") setTimeout(stopNow, generationPlan.stop.delayMs);
+          await settleExpected(
+            tools,
+            "raw pull",
+            drain(tools, generationPlan, generation, seed + index, stopNow),
+          );
+        }),
+      );
+    } finally {
+      context.dispose();
+    }
+  } finally {
+    if (plan.ownModel) model.dispose();
+  }
+}
