@@ -91,6 +91,11 @@ if (existsSync(headersMarker)) {
   }
 }
 
+// --test-hooks builds the test variant (native/src/test-hooks.h) into its own folder, so the release
+// addon in native/build/ never contains the hooks; the tests that need them load it explicitly.
+const testHooks = process.argv.includes("--test-hooks");
+const outputFolder = join(nativeRoot, testHooks ? "build-test-hooks" : "build");
+
 const cmakeJs = join(packageRoot("cmake-js") ?? fail("cmake-js is not installed."), "bin", "cmake-js");
 const nodeAddonApi = packageRoot("node-addon-api") ?? fail("node-addon-api is not installed.");
 
@@ -103,7 +108,7 @@ const result = spawnSync(
     "--directory",
     nativeRoot,
     "--out",
-    join(nativeRoot, "build"),
+    outputFolder,
     "--config",
     "Release",
     `--CDLLAMA_INCLUDE_DIR=${join(headersFolder, "include")}`,
@@ -111,6 +116,7 @@ const result = spawnSync(
     `--CDNODE_ADDON_API_DIR=${nodeAddonApi}`,
     `--CDLLAMA_LIBRARIES=${[llamaLibrary, ggmlLibrary, ggmlBaseLibrary].join(";")}`,
     `--CDLLAMA_LIBRARIES_DIR=${librariesFolder}`,
+    ...(testHooks ? ["--CDTESSERA_TEST_HOOKS=ON"] : []),
     ...(process.env.TESSERA_NATIVE_VERBOSE ? [] : ["--log-level", "warn"]),
   ],
   {
@@ -125,6 +131,6 @@ if (result.status !== 0) {
       "set TESSERA_NATIVE_VERBOSE=1 for the full log.",
   );
 }
-const addonPath = join(nativeRoot, "build", "Release", "tessera.node");
+const addonPath = join(outputFolder, "Release", "tessera.node");
 if (!existsSync(addonPath)) fail(`the build finished but ${addonPath} is missing.`);
 console.log(`tessera build:native: built ${addonPath} in ${((Date.now() - started) / 1000).toFixed(1)} s`);

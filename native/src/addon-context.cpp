@@ -4,6 +4,7 @@
 #include <string>
 
 #include "addon-generation.h"
+#include "test-hooks.h"
 
 namespace tessera {
 namespace {
@@ -14,16 +15,21 @@ class CreateContextWorker : public Napi::AsyncWorker {
       : Napi::AsyncWorker(env, "tessera:createContext"),
         deferred_(Napi::Promise::Deferred::New(env)),
         model_(std::move(model)),
-        params_(params) {}
+        params_(params) {
+    model_->pendingContexts++;  // keeps the weights alive until OnOK/OnError, whatever dispose() does
+  }
 
   Napi::Promise promise() { return deferred_.Promise(); }
 
   void Execute() override {
-    if (model_->model == nullptr) {
-      SetError("the model was disposed before the context was created");
+    if (model_->disposed.load()) return;  // settled as ERR_DISPOSED below
+    testhooks::pause(testhooks::Point::createContextBeforeInit);
+    try {
+      context_ = llama_init_from_model(model_->model, params_);
+    } catch (const std::exception& error) {
+      SetError(std::string("llama.cpp could not create the context: ") + error.what());
       return;
     }
-    context_ = llama_init_from_model(model_->model, params_);
     if (context_ == nullptr) {
       SetError("llama.cpp could not create a context of " + std::to_string(params_.n_ctx) +
                " cells; try a smaller contextSize or fewer sequences (the KV cache may not fit in memory)");
@@ -32,6 +38,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
 
   void OnOK() override {
     Napi::Env env = Env();
+    if (settleDisposed()) return;
     Napi::Object object = addonData(env).contextConstructor.New({});
     AddonContext::Unwrap(object)->attach(env, model_, context_);
     context_ = nullptr;
@@ -39,10 +46,25 @@ class CreateContextWorker : public Napi::AsyncWorker {
   }
 
   void OnError(const Napi::Error& error) override {
+    if (settleDisposed()) return;
     deferred_.Reject(codedError(Env(), "ERR_CONTEXT_CREATE", error.Message()).Value());
   }
 
  private:
+  // The model was disposed while this context was being made: free what was made, reject, and free
+  // the weights if this was the last creation in flight.
+  bool settleDisposed() {
+    model_->pendingContexts--;
+    if (!model_->disposed.load()) return false;
+    if (context_ != nullptr) llama_free(context_);
+    context_ = nullptr;
+    model_->freeIfUnused();
+    deferred_.Reject(
+        codedError(Env(), "ERR_DISPOSED", "the model was disposed while the context was being created; load it again")
+            .Value());
+    return true;
+  }
+
   Napi::Promise::Deferred deferred_;
   std::shared_ptr<ModelHandle> model_;
   llama_context_params params_;
@@ -132,8 +154,14 @@ void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& mod
         payload, [](Napi::Env callbackEnv, Napi::Function, std::shared_ptr<GenerationState>* data) {
           std::shared_ptr<GenerationState> state = std::move(*data);
           delete data;
-          if (callbackEnv == nullptr) return;
-          if (state->jsOwner != nullptr) static_cast<AddonGeneration*>(state->jsOwner)->resolvePending(callbackEnv);
+          if (callbackEnv == nullptr || state->jsOwner == nullptr) return;
+          // A Worker that is being terminated still drains queued calls but can no longer run JavaScript,
+          // so building the batch's typed arrays throws. Escaping this C callback, the exception would
+          // reach std::terminate and end the whole process, not just the worker: nobody is left to read.
+          try {
+            static_cast<AddonGeneration*>(state->jsOwner)->resolvePending(callbackEnv);
+          } catch (const std::exception&) {
+          }
         });
     if (status != napi_ok) delete payload;
   });
@@ -236,12 +264,24 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   }
   for (llama_token token : config.prompt) state->samplers.acceptPromptToken(token);
 
-  state->slots.resize(config.queueCapacity);
-  for (auto& slot : state->slots) {
-    if (config.raw.mode == CaptureMode::full) slot.rawFull.resize(static_cast<size_t>(vocabSize));
-    if (config.processed.mode == CaptureMode::full) slot.processedFull.resize(static_cast<size_t>(vocabSize));
-    slot.piece.reserve(16);
+  // Full vectors live in the ring until they are pulled: capacity × vocabulary × 4 bytes per kind. They
+  // are allocated as slots are first written, and the most the ring may ever hold is bounded here, so a
+  // large queueCapacity on a 128k vocabulary is refused instead of ending in bad_alloc or the OOM killer.
+  const int fullKinds = (config.raw.mode == CaptureMode::full ? 1 : 0) + (config.processed.mode == CaptureMode::full ? 1 : 0);
+  const double fullBytes = static_cast<double>(config.queueCapacity) * vocabSize * sizeof(float) * fullKinds;
+  if (fullBytes > static_cast<double>(fullLogitsBudgetBytes)) {
+    const double perEvent = static_cast<double>(vocabSize) * sizeof(float) * fullKinds;
+    const uint64_t largest = static_cast<uint64_t>(static_cast<double>(fullLogitsBudgetBytes) / perEvent);
+    throwCoded(env, "ERR_CAPTURE_BUDGET",
+               "full logits capture would hold up to queueCapacity (" + std::to_string(config.queueCapacity) +
+                   ") × vocabulary (" + std::to_string(vocabSize) + ") × 4 bytes × " + std::to_string(fullKinds) +
+                   " (raw and processed) = " + std::to_string(static_cast<uint64_t>(fullBytes / (1024 * 1024))) +
+                   " MiB, over the " + std::to_string(fullLogitsBudgetBytes / (1024 * 1024)) +
+                   " MiB budget; use queueCapacity <= " + std::to_string(std::max<uint64_t>(largest, 1)) +
+                   ", or capture top-k logits instead of full vectors");
   }
+  state->slots.resize(config.queueCapacity);
+  for (auto& slot : state->slots) slot.piece.reserve(16);
 
   Napi::Object object = addonData(env).generationConstructor.New({});
   AddonGeneration::Unwrap(object)->attach(Value(), state, engine_, loop_);

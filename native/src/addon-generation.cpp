@@ -1,5 +1,7 @@
 #include "addon-generation.h"
 
+#include "test-hooks.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -95,13 +97,14 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   const auto& config = state.config;
   size_t count;
   size_t head;
-  bool wasFull;
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
     count = std::min(state.count, maxEvents);
     head = state.head;
-    wasFull = state.count >= state.slots.size();
   }
+  // The decode thread may fill the ring and park this sequence while we copy: whether to wake it is
+  // decided below, in the section that frees the slots, never from this earlier read.
+  testhooks::pause(testhooks::Point::takeBatchGap);
 
   // Slots [head, head + count) are not written by the decode thread until we hand them back below.
   const size_t capacity = std::max<size_t>(state.slots.size(), 1);  // slots are freed once all was delivered
@@ -140,15 +143,19 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   }
 
   bool done;
+  bool parked;
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
+    // A full ring at the moment slots are freed is the decode thread's only reason to have parked
+    // this sequence (it re-checks under this mutex before it sleeps), so this read cannot miss it.
+    parked = state.count >= state.slots.size() && !state.finished;
     state.head = (state.head + count) % capacity;
     state.count -= count;
     done = state.finished && state.count == 0;
   }
   // Everything was delivered: the slots (and their full vectors) are not needed any more.
   if (done) std::vector<EventSlot>().swap(state.slots);
-  if (wasFull && count > 0) engine_->wake();  // this sequence was parked on a full queue
+  if (parked && count > 0) engine_->wake();
   batch.Set("done", Napi::Boolean::New(env, done));
   return batch;
 }

@@ -73,7 +73,19 @@ class LoadModelWorker : public Napi::AsyncWorker {
       if (self->progress_.NonBlockingCall(value, [](Napi::Env env, Napi::Function callback, float* progressValue) {
             const double reported = *progressValue;
             delete progressValue;
-            if (env != nullptr) callback.Call({Napi::Number::New(env, reported)});
+            if (env == nullptr) return;
+            // Same as the decode notifications: a terminating Worker cannot run the callback, and an
+            // exception escaping here would abort the process. A throwing user callback is reported
+            // by Node as an uncaught exception of its own environment.
+            try {
+              callback.Call({Napi::Number::New(env, reported)});
+            } catch (const Napi::Error& error) {
+              try {
+                error.ThrowAsJavaScriptException();
+              } catch (const std::exception&) {
+              }
+            } catch (const std::exception&) {
+            }
           }) != napi_ok) {
         delete value;
       }
@@ -339,6 +351,7 @@ Napi::Value AddonModel::CreateContext(const Napi::CallbackInfo& info) {
 void AddonModel::disposeNow(Napi::Env env) {
   if (disposed_ || !handle_) return;
   disposed_ = true;
+  handle_->disposed.store(true);  // a context still being created is freed, not attached, when it settles
   std::vector<std::shared_ptr<DecodeEngine>> engines;
   {
     std::lock_guard<std::mutex> lock(handle_->enginesMutex);
@@ -348,10 +361,7 @@ void AddonModel::disposeNow(Napi::Env env) {
     handle_->engines.clear();
   }
   for (auto& engine : engines) AddonContext::DisposeEngine(env, engine);
-  if (handle_->model != nullptr) {
-    llama_model_free(handle_->model);
-    handle_->model = nullptr;
-  }
+  handle_->freeIfUnused();  // else the last createContext in flight frees the weights when it settles
 }
 
 Napi::Value AddonModel::Dispose(const Napi::CallbackInfo& info) {

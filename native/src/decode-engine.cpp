@@ -6,10 +6,13 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "model-handle.h"
+#include "test-hooks.h"
 
 namespace tessera {
 namespace {
@@ -243,9 +246,14 @@ bool DecodeEngine::startGeneration(GenerationState& generation) {
     if (donor >= 0) {
       llama_memory_seq_rm(memory, sequence, -1, -1);
       llama_memory_seq_cp(memory, donor, sequence, -1, -1);
-      llama_memory_seq_rm(memory, sequence, static_cast<llama_pos>(donorShared), -1);
-      cached.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(donorShared));
-      reused = donorShared;
+      if (llama_memory_seq_rm(memory, sequence, static_cast<llama_pos>(donorShared), -1)) {
+        cached.assign(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(donorShared));
+        reused = donorShared;
+      } else {
+        // Recurrent and hybrid memories cannot drop the donor's tail: the copy would carry the donor's
+        // whole state into this prompt. Start this sequence over instead.
+        clearSequence(sequence);
+      }
     } else if (llama_memory_seq_rm(memory, sequence, static_cast<llama_pos>(own), -1)) {
       cached.resize(own);
       reused = own;
@@ -270,13 +278,52 @@ bool DecodeEngine::startGeneration(GenerationState& generation) {
   return true;
 }
 
+void DecodeEngine::failGeneration(const std::shared_ptr<GenerationState>& generation, const char* code,
+                                  const std::string& message, std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  std::lock_guard<std::mutex> lock(mutex);
+  clearSequence(generation->sequence);
+  finishLocked(generation, FinishReason::error, code, message, toNotify);
+}
+
+void DecodeEngine::failProcessedRow(const std::shared_ptr<GenerationState>& generation, const char* cause,
+                                    std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  failGeneration(generation, "ERR_NON_FINITE_LOGITS",
+                 std::string("the processed logits became NaN or infinite at generated token ") +
+                     std::to_string(generation->generated) + " (position " + std::to_string(generation->position) +
+                     "): " + cause + " produced them from finite raw logits; use a larger temperature (or greedy) "
+                     "and finite penalties and biases",
+                 toNotify);
+}
+
+void DecodeEngine::sampleGuarded(const std::shared_ptr<GenerationState>& generation, const float* row,
+                                 std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  // llama.cpp throws from samplers (a grammar that rejects an accepted token), from token_to_piece on a
+  // bad vocabulary and on allocation failure. On this thread an escaping exception would terminate the
+  // process; it fails this one generation instead.
+  try {
+    sample(generation, row, toNotify);
+  } catch (const std::bad_alloc&) {
+    failGeneration(generation, "ERR_OUT_OF_MEMORY",
+                   "out of memory while sampling token " + std::to_string(generation->generated) +
+                       "; capture fewer logits (rawTopK/processedTopK instead of full vectors) or lower queueCapacity",
+                   toNotify);
+  } catch (const std::exception& error) {
+    failGeneration(generation, "ERR_NATIVE_EXCEPTION",
+                   std::string("llama.cpp failed while sampling token ") + std::to_string(generation->generated) +
+                       ": " + error.what(),
+                   toNotify);
+  }
+}
+
 void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPointer, const float* row,
                           std::vector<std::shared_ptr<GenerationState>>& toNotify) {
   GenerationState& generation = *generationPointer;
+  if (testhooks::fire(testhooks::Point::throwInSample)) {
+    if (testhooks::value(testhooks::Point::throwInSampleKind) == 2) throw std::bad_alloc();
+    throw std::runtime_error("injected by the throwInSample test hook");
+  }
   if (!allFinite(row, vocabSize_)) {
-    std::lock_guard<std::mutex> lock(mutex);
-    clearSequence(generation.sequence);
-    finishLocked(generationPointer, FinishReason::error, "ERR_NON_FINITE_LOGITS",
+    failGeneration(generationPointer, "ERR_NON_FINITE_LOGITS",
                  "the model produced NaN or infinite logits at generated token " + std::to_string(generation.generated) +
                      " (position " + std::to_string(generation.position) +
                      "); the model file is probably broken (bad weights or quantization scales)",
@@ -304,8 +351,12 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   if (config.raw.mode == CaptureMode::topK) {
     topKDense(row, vocabSize_, config.raw.topK, slot.raw);
   } else if (config.raw.mode == CaptureMode::full) {
+    // Full vectors are allocated when a slot is first written, so the ring holds only as many as the
+    // consumer has actually left unread (the capacity is bounded against a byte budget at generate()).
+    slot.rawFull.resize(static_cast<size_t>(vocabSize_));
     std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
   }
+  if (config.processed.mode == CaptureMode::full) slot.processedFull.resize(static_cast<size_t>(vocabSize_));
 
   llama_token token;
   float chosenLogit;
@@ -317,6 +368,11 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     if (!direct) {
       divideDense(row, vocabSize_, generation.samplers.denseTemperature(), generation.processedRow.data());
       processed = generation.processedRow.data();
+      // A tiny temperature overflows finite logits to infinity (and their softmax to NaN).
+      if (!allFinite(processed, vocabSize_)) {
+        failProcessedRow(generationPointer, "the temperature", toNotify);
+        return;
+      }
     }
     processedLogSumExp = direct ? rawLogSumExp : logSumExpDense(processed, vocabSize_);
     token = drawFromDense(processed, vocabSize_, processedLogSumExp, generation.samplers.drawUniform());
@@ -353,11 +409,18 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     for (int32_t id = 0; id < vocabSize_; id++) candidates[static_cast<size_t>(id)] = llama_token_data{id, row[id], 0.0f};
     llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
     generation.samplers.applyProcessing(array);
+    // -inf marks a token the chain removed; NaN or +inf means a sampler (temperature, penalties, bias)
+    // broke the row, and sampling from it would give garbage tokens with NaN log-probabilities.
+    for (size_t index = 0; index < array.size; index++) {
+      const float logit = array.data[index].logit;
+      if (std::isnan(logit) || logit == std::numeric_limits<float>::infinity()) {
+        failProcessedRow(generationPointer, "the sampler chain", toNotify);
+        return;
+      }
+    }
     processedLogSumExp = direct ? rawLogSumExp : logSumExpCandidates(array);
     if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
-      std::lock_guard<std::mutex> lock(mutex);
-      clearSequence(generation.sequence);
-      finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES",
+      failGeneration(generationPointer, "ERR_NO_CANDIDATES",
                    "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at "
                    "generated token " + std::to_string(generation.generated) + "; loosen the grammar or the bias",
                    toNotify);
@@ -372,9 +435,7 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     }
     generation.samplers.applySelector(array);
     if (array.selected < 0 || static_cast<size_t>(array.selected) >= array.size) {
-      std::lock_guard<std::mutex> lock(mutex);
-      clearSequence(generation.sequence);
-      finishLocked(generationPointer, FinishReason::error, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
+      failGeneration(generationPointer, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
       return;
     }
     token = array.data[array.selected].id;
@@ -422,6 +483,91 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   }
 }
 
+void DecodeEngine::addPlanned(llama_batch& batch, Planned& planned) {
+  GenerationState& generation = *planned.generation;
+  planned.firstBatchIndex = static_cast<size_t>(batch.n_tokens);
+  auto addToken = [&batch](llama_token token, llama_pos position, llama_seq_id sequence, bool logits) {
+    const int32_t index = batch.n_tokens++;
+    batch.token[index] = token;
+    batch.pos[index] = position;
+    batch.n_seq_id[index] = 1;
+    batch.seq_id[index][0] = sequence;
+    batch.logits[index] = logits ? 1 : 0;
+  };
+  if (!planned.fromPrompt) {
+    addToken(generation.pendingToken, generation.position, generation.sequence, true);
+    return;
+  }
+  const auto& prompt = generation.config.prompt;
+  for (size_t offset = 0; offset < planned.tokenCount; offset++) {
+    const size_t index = generation.promptCursor + offset;
+    const bool last = index + 1 == prompt.size();
+    addToken(prompt[index], static_cast<llama_pos>(index), generation.sequence,
+             last || generation.config.promptLogprobs);
+  }
+}
+
+llama_pos DecodeEngine::firstPosition(const Planned& planned) {
+  return planned.fromPrompt ? static_cast<llama_pos>(planned.generation->promptCursor) : planned.generation->position;
+}
+
+int32_t DecodeEngine::decodeGuarded(llama_batch& batch, const std::vector<Planned>& plan, std::string& failure) {
+  batchMembers_.clear();
+  for (auto& planned : plan) batchMembers_.push_back(planned.generation.get());
+  int32_t status;
+  try {
+    if (testhooks::fire(testhooks::Point::throwInDecode)) throw std::runtime_error("injected by the throwInDecode test hook");
+    status = llama_decode(context_, batch);
+  } catch (const std::bad_alloc&) {
+    failure = "out of memory in llama_decode";
+    status = decodeThrew;
+  } catch (const std::exception& error) {
+    failure = std::string("llama_decode threw: ") + error.what();
+    status = decodeThrew;
+  }
+  batchMembers_.clear();
+  if (status != 0 && status != decodeThrew) {
+    failure = status == 1 ? "llama_decode found no free KV cell for this sequence (the context is full); use a larger "
+                            "contextSize, or a split KV cache (unifiedKvCache: false) so sequences cannot crowd each other out"
+                          : "llama_decode failed with status " + std::to_string(status);
+  }
+  return status;
+}
+
+void DecodeEngine::completePlanned(const Planned& planned, const llama_batch& batch,
+                                   std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  auto& generation = planned.generation;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& cached = sequenceTokens_[static_cast<size_t>(generation->sequence)];
+    for (size_t offset = 0; offset < planned.tokenCount; offset++) {
+      cached.push_back(batch.token[planned.firstBatchIndex + offset]);
+    }
+  }
+  if (generation->abortRequested.load()) return;  // handled at the top of the next step
+  if (planned.fromPrompt) {
+    const auto& prompt = generation->config.prompt;
+    if (generation->config.promptLogprobs) {
+      for (size_t offset = 0; offset < planned.tokenCount; offset++) {
+        const size_t index = generation->promptCursor + offset;
+        if (index + 1 >= prompt.size()) break;
+        const float* row = llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex + offset));
+        generation->promptLogprobs[index + 1] = row[prompt[index + 1]] - logSumExpDense(row, vocabSize_);
+      }
+    }
+    generation->promptCursor += planned.tokenCount;
+    generation->position += static_cast<int32_t>(planned.tokenCount);
+    if (generation->promptCursor == prompt.size()) {
+      generation->prefillDone = true;
+      const int32_t lastIndex = static_cast<int32_t>(planned.firstBatchIndex + planned.tokenCount - 1);
+      sampleGuarded(generation, llama_get_logits_ith(context_, lastIndex), toNotify);
+    }
+  } else {
+    generation->position += 1;
+    sampleGuarded(generation, llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex)), toNotify);
+  }
+}
+
 void DecodeEngine::run() {
   llama_batch batch = llama_batch_init(batchSize_, 0, 1);
   std::vector<std::shared_ptr<GenerationState>> toNotify;
@@ -446,8 +592,8 @@ void DecodeEngine::run() {
       for (size_t index = active_.size(); index-- > 0;) {
         if (!active_[index]->abortRequested.load()) continue;
         const std::shared_ptr<GenerationState> generation = active_[index];
-        // An aborted generation leaves nothing behind: its cells go, so the next prompt starts clean.
-        clearSequence(generation->sequence);
+        // The cells of everything decoded so far stay (sequenceTokens_ says which): a stop sequence or a
+        // `break` ends a chat turn this way, and the next turn then reuses the whole history.
         finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
       }
       assignSequencesLocked();
@@ -462,111 +608,96 @@ void DecodeEngine::run() {
     toNotify.clear();
     if (members.empty()) continue;
 
-    // One batch: a token for every decoding sequence first (they are latency-bound), then prefill chunks.
-    int32_t budget = batchSize_;
-    batch.n_tokens = 0;
-    auto addToken = [&batch](llama_token token, llama_pos position, llama_seq_id sequence, bool logits) {
-      const int32_t index = batch.n_tokens++;
-      batch.token[index] = token;
-      batch.pos[index] = position;
-      batch.n_seq_id[index] = 1;
-      batch.seq_id[index][0] = sequence;
-      batch.logits[index] = logits ? 1 : 0;
-    };
-    for (auto& generation : members) {
-      if (budget == 0) break;
-      if (!generation->started || !generation->prefillDone) continue;
-      plan.push_back({generation, static_cast<size_t>(batch.n_tokens), 1, false});
-      addToken(generation->pendingToken, generation->position, generation->sequence, true);
-      budget--;
-    }
-    for (auto& generation : members) {
-      if (budget == 0) break;
-      if (!generation->started) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!startGeneration(*generation)) continue;
+    try {
+      step(batch, members, plan, toNotify);
+    } catch (const std::exception& error) {
+      // Last resort (the per-generation guards should catch everything): fail what this step held.
+      for (auto& planned : plan) {
+        failGeneration(planned.generation, "ERR_NATIVE_EXCEPTION",
+                       std::string("the decode loop failed: ") + error.what(), toNotify);
       }
-      if (generation->prefillDone) continue;
-      const auto& prompt = generation->config.prompt;
-      const size_t chunk = std::min(prompt.size() - generation->promptCursor, static_cast<size_t>(budget));
-      if (chunk == 0) continue;
-      if (!generation->hasPrefillStarted) {
-        generation->hasPrefillStarted = true;
-        generation->prefillStartedAt = Clock::now();
-      }
-      plan.push_back({generation, static_cast<size_t>(batch.n_tokens), chunk, true});
-      for (size_t offset = 0; offset < chunk; offset++) {
-        const size_t index = generation->promptCursor + offset;
-        const bool last = index + 1 == prompt.size();
-        addToken(prompt[index], static_cast<llama_pos>(index), generation->sequence,
-                 last || generation->config.promptLogprobs);
-      }
-      budget -= static_cast<int32_t>(chunk);
     }
-    if (batch.n_tokens == 0) {
-      // Everyone is waiting for a sibling's prefill that is itself parked: should not happen, but never spin.
-      std::unique_lock<std::mutex> lock(mutex);
-      wake_.wait_for(lock, std::chrono::milliseconds(1));
-      continue;
-    }
-
-    batchMembers_.clear();
-    for (auto& planned : plan) batchMembers_.push_back(planned.generation.get());
-    const int32_t status = llama_decode(context_, batch);
-    batchMembers_.clear();
     if (shutdown_.load()) break;  // dispose() finishes every generation with the reason why
-
-    if (status != 0) {
-      std::lock_guard<std::mutex> lock(mutex);
-      for (auto& planned : plan) {
-        clearSequence(planned.generation->sequence);
-        if (status == 2) {
-          finishLocked(planned.generation, FinishReason::abort, nullptr, "", toNotify);
-        } else {
-          const std::string message =
-              status == 1 ? "llama_decode found no free KV cell (the context is full); use a larger contextSize"
-                          : "llama_decode failed with status " + std::to_string(status);
-          finishLocked(planned.generation, FinishReason::error, "ERR_DECODE", message, toNotify);
-        }
-      }
-    } else {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        for (auto& planned : plan) {
-          auto& cached = sequenceTokens_[static_cast<size_t>(planned.generation->sequence)];
-          for (size_t offset = 0; offset < planned.tokenCount; offset++) {
-            cached.push_back(batch.token[planned.firstBatchIndex + offset]);
-          }
-        }
-      }
-      for (auto& planned : plan) {
-        auto& generation = planned.generation;
-        if (generation->abortRequested.load()) continue;  // handled at the top of the next step
-        if (planned.fromPrompt) {
-          const auto& prompt = generation->config.prompt;
-          if (generation->config.promptLogprobs) {
-            for (size_t offset = 0; offset < planned.tokenCount; offset++) {
-              const size_t index = generation->promptCursor + offset;
-              if (index + 1 >= prompt.size()) break;
-              const float* row = llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex + offset));
-              generation->promptLogprobs[index + 1] = row[prompt[index + 1]] - logSumExpDense(row, vocabSize_);
-            }
-          }
-          generation->promptCursor += planned.tokenCount;
-          generation->position += static_cast<int32_t>(planned.tokenCount);
-          if (generation->promptCursor == prompt.size()) {
-            generation->prefillDone = true;
-            const int32_t lastIndex = static_cast<int32_t>(planned.firstBatchIndex + planned.tokenCount - 1);
-            sample(generation, llama_get_logits_ith(context_, lastIndex), toNotify);
-          }
-        } else {
-          generation->position += 1;
-          sample(generation, llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex)), toNotify);
-        }
-      }
-    }
     for (auto& generation : toNotify) notify_(generation);
   }
   llama_batch_free(batch);
+}
+
+void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<GenerationState>>& members,
+                        std::vector<Planned>& plan, std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  // One batch: a token for every decoding sequence first (they are latency-bound), then prefill chunks.
+  int32_t budget = batchSize_;
+  for (auto& generation : members) {
+    if (budget == 0) break;
+    if (!generation->started || !generation->prefillDone) continue;
+    plan.push_back({generation, 0, 1, false});
+    budget--;
+  }
+  for (auto& generation : members) {
+    if (budget == 0) break;
+    if (!generation->started) {
+      try {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!startGeneration(*generation)) continue;
+      } catch (const std::exception& error) {
+        failGeneration(generation, "ERR_NATIVE_EXCEPTION",
+                       std::string("llama.cpp failed while preparing the sequence: ") + error.what(), toNotify);
+        continue;
+      }
+    }
+    if (generation->prefillDone) continue;
+    const auto& prompt = generation->config.prompt;
+    const size_t chunk = std::min(prompt.size() - generation->promptCursor, static_cast<size_t>(budget));
+    if (chunk == 0) continue;
+    if (!generation->hasPrefillStarted) {
+      generation->hasPrefillStarted = true;
+      generation->prefillStartedAt = Clock::now();
+    }
+    plan.push_back({generation, 0, chunk, true});
+    budget -= static_cast<int32_t>(chunk);
+  }
+  batch.n_tokens = 0;
+  for (auto& planned : plan) addPlanned(batch, planned);
+  if (batch.n_tokens == 0) {
+    // Everyone is waiting for a sibling's prefill that is itself parked: should not happen, but never spin.
+    std::unique_lock<std::mutex> lock(mutex);
+    wake_.wait_for(lock, std::chrono::milliseconds(1));
+    return;
+  }
+
+  std::string failure;
+  const int32_t status = decodeGuarded(batch, plan, failure);
+  if (shutdown_.load()) return;
+  if (status == 0) {
+    for (auto& planned : plan) completePlanned(planned, batch, toNotify);
+    return;
+  }
+  // 2: every member asked to stop (abortCallback); llama.cpp removed the interrupted ubatch's cells and
+  // the top of the next step finishes them, keeping what was decoded before.
+  if (status == 2) return;
+  if (plan.size() == 1) {
+    failGeneration(plan.front().generation, "ERR_DECODE", failure, toNotify);
+    return;
+  }
+  // One member's failure (its sequence ran out of cells, say) must not fail its batch-mates: undo what
+  // the failed batch may have written (earlier ubatches stay in memory), then decode each member alone
+  // and report a failure on the member that fails by itself.
+  llama_memory_t memory = llama_get_memory(context_);
+  for (auto& planned : plan) llama_memory_seq_rm(memory, planned.generation->sequence, firstPosition(planned), -1);
+  std::vector<Planned> single(1);
+  for (auto& planned : plan) {
+    if (planned.generation->abortRequested.load()) continue;
+    single[0] = planned;
+    batch.n_tokens = 0;
+    addPlanned(batch, single[0]);
+    std::string alone;
+    const int32_t retried = decodeGuarded(batch, single, alone);
+    if (shutdown_.load()) return;
+    if (retried == 0) {
+      completePlanned(single[0], batch, toNotify);
+    } else if (retried != 2) {
+      failGeneration(planned.generation, "ERR_DECODE", alone, toNotify);
+    }
+  }
 }
 }  // namespace tessera

@@ -60,6 +60,23 @@ class DecodeEngine {
                     const std::string& message, std::vector<std::shared_ptr<GenerationState>>& toNotify);
   void sample(const std::shared_ptr<GenerationState>& generation, const float* row,
               std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  void sampleGuarded(const std::shared_ptr<GenerationState>& generation, const float* row,
+                     std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  // Clears the generation's cells and finishes it with an error (takes the mutex).
+  void failGeneration(const std::shared_ptr<GenerationState>& generation, const char* code, const std::string& message,
+                      std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  void failProcessedRow(const std::shared_ptr<GenerationState>& generation, const char* cause,
+                        std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  // One decode step over the members that have room in their rings.
+  void step(llama_batch& batch, const std::vector<std::shared_ptr<GenerationState>>& members, std::vector<Planned>& plan,
+            std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  void addPlanned(llama_batch& batch, Planned& planned);
+  static llama_pos firstPosition(const Planned& planned);
+  // llama_decode with exceptions caught; on failure `failure` says why.
+  int32_t decodeGuarded(llama_batch& batch, const std::vector<Planned>& plan, std::string& failure);
+  void completePlanned(const Planned& planned, const llama_batch& batch,
+                       std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  static constexpr int32_t decodeThrew = -1000;
   void clearSequence(int32_t sequence);
   static bool abortCallback(void* data);
 

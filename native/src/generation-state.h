@@ -35,6 +35,9 @@ struct EventSlot {
   std::vector<float> processedFull;
 };
 
+// Most bytes of full logit vectors one generation's ring may hold (raw and processed together).
+constexpr uint64_t fullLogitsBudgetBytes = 256ull * 1024 * 1024;
+
 enum class FinishReason { none, stop, length, abort, error };
 
 using Clock = std::chrono::steady_clock;

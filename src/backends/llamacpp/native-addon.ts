@@ -24,14 +24,18 @@ export type NativeErrorCode =
   | "ERR_TOKENIZE"
   | "ERR_DETOKENIZE"
   | "ERR_PULL_PENDING"
-  | "ERR_NO_CPU_BACKEND";
+  | "ERR_NO_CPU_BACKEND"
+  | "ERR_CAPTURE_BUDGET";
 
 /** Codes in `NativeGenerationStats.errorCode` when a generation ended with finishReason "error". */
 export type NativeGenerationErrorCode =
   | "ERR_NON_FINITE_LOGITS"
   | "ERR_NO_CANDIDATES"
   | "ERR_DECODE"
-  | "ERR_CONTEXT_DISPOSED";
+  | "ERR_CONTEXT_DISPOSED"
+  /** llama.cpp threw on the decode thread (a grammar rejecting a token, a bad vocabulary). */
+  | "ERR_NATIVE_EXCEPTION"
+  | "ERR_OUT_OF_MEMORY";
 
 export interface NativeDevice {
   readonly name: string;
@@ -202,8 +206,24 @@ export interface NativeGeneration {
   getPromptLogprobs(): Float32Array | null;
 }
 
+/** Hook points of native/src/test-hooks.h (race windows and injected faults). */
+export type NativeTestHookName =
+  | "takeBatchGap"
+  | "createContextBeforeInit"
+  | "throwInSample"
+  | "throwInSampleKind"
+  | "throwInDecode";
+
+/** Present only on the test build (`node scripts/build-native.mjs --test-hooks`). */
+export interface NativeTestHooks {
+  /** Microseconds for the pause points; a countdown (1 = next time) for the throw points. 0 turns a hook off. */
+  set(name: NativeTestHookName, value: number): void;
+  readonly names: readonly NativeTestHookName[];
+}
+
 export interface NativeAddon {
   readonly addonVersion: number;
+  readonly testHooks?: NativeTestHooks;
   /** Registers the ggml backends found in a folder (once per process); returns the folder used. */
   loadBackends(folder: string): string;
   /** Loads one more backend library (CUDA, Vulkan); its registered name, or null if it cannot load. */
