@@ -160,6 +160,21 @@ export function findImpossibleBlockCount(info: GgufFileInfo): string[] {
     : [];
 }
 
+// llama-model.cpp's LLAMA_ROPE_SCALING_TYPES: any other name asserts at load
+// (`GGML_ASSERT(hparams.rope_scaling_type_train != LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED)`).
+const ropeScalingTypes: ReadonlySet<string> = new Set(["none", "linear", "yarn", "longrope"]);
+
+/** A `<arch>.rope.scaling.type` string llama.cpp does not know aborts the load. */
+export function findUnknownRopeScaling(info: GgufFileInfo): string[] {
+  const architecture = info.metadataByKey.get("general.architecture");
+  if (architecture?.type !== "string") return [];
+  const key = `${architecture.value}.rope.scaling.type`;
+  const value = info.metadataByKey.get(key);
+  return value?.type === "string" && !ropeScalingTypes.has(value.value)
+    ? [`${key} is ${JSON.stringify(value.value)}; llama.cpp knows only ${[...ropeScalingTypes].join(", ")}`]
+    : [];
+}
+
 /**
  * Every problem above in one list (empty when the file is safe to hand to llama.cpp as far as the
  * fuzzer knows). The loader does `findLlamaCppHazards(await readGgufFile(path))` before llama.cpp sees the file.
@@ -174,5 +189,6 @@ export function findLlamaCppHazards(file: GgufFileInfo): string[] {
     ...findImpossibleBlockCount(info),
     ...findBadExpertCounts(info),
     ...findUnusableTokenizer(info),
+    ...findUnknownRopeScaling(info),
   ];
 }

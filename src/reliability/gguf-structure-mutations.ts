@@ -10,21 +10,21 @@ import type { FuzzSeed } from "./fuzz-seed-models.js";
 import type { Mutation } from "./gguf-byte-mutations.js";
 import type { SeededRandom } from "./seeded-random.js";
 
-interface DraftTensor {
+export interface DraftTensor {
   name: string;
   shape: number[];
   type: GgmlTypeName;
   bytes: Uint8Array;
 }
 
-interface Draft {
+export interface Draft {
   metadata: GgufMetadataEntry[];
   tensors: DraftTensor[];
 }
 
 type StructureMutation = (draft: Draft, random: SeededRandom) => string | undefined;
 
-function draftOf(seed: FuzzSeed): Draft {
+export function draftOf(seed: FuzzSeed): Draft {
   return {
     metadata: [...seed.info.metadata],
     tensors: seed.info.tensors.map((tensor) => ({
@@ -37,7 +37,7 @@ function draftOf(seed: FuzzSeed): Draft {
 }
 
 /** Header from our encoder, then each tensor's bytes cut or zero-padded to the size its shape needs. */
-function assemble(draft: Draft): Uint8Array {
+export function assemble(draft: Draft): Uint8Array {
   const layout = encodeGgufHeader(draft.metadata, draft.tensors);
   const bytes = new Uint8Array(layout.totalBytes);
   bytes.set(layout.header);
@@ -48,22 +48,22 @@ function assemble(draft: Draft): Uint8Array {
   return bytes;
 }
 
-function findEntry(draft: Draft, key: string): number {
+export function findEntry(draft: Draft, key: string): number {
   return draft.metadata.findIndex((entry) => entry.key === key);
 }
 
-function setEntry(draft: Draft, key: string, value: GgufValue): void {
+export function setEntry(draft: Draft, key: string, value: GgufValue): void {
   const index = findEntry(draft, key);
   if (index === -1) draft.metadata.push({ key, value });
   else draft.metadata[index] = { key, value };
 }
 
-function arrayOf(draft: Draft, key: string): GgufArrayItem[] | undefined {
+export function arrayOf(draft: Draft, key: string): GgufArrayItem[] | undefined {
   const entry = draft.metadata[findEntry(draft, key)];
   return entry?.value.type === "array" ? [...entry.value.values] : undefined;
 }
 
-function replaceArray(draft: Draft, key: string, values: GgufArrayItem[]): void {
+export function replaceArray(draft: Draft, key: string, values: GgufArrayItem[]): void {
   const entry = draft.metadata[findEntry(draft, key)];
   if (entry?.value.type === "array") setEntry(draft, key, { ...entry.value, values });
 }

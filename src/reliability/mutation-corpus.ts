@@ -9,10 +9,19 @@ import {
   setFieldToExtreme,
   truncate,
 } from "./gguf-byte-mutations.js";
+import { mutateMetadata } from "./gguf-metadata-mutations.js";
+import { mutateStrings } from "./gguf-string-mutations.js";
 import { mutateStructure } from "./gguf-structure-mutations.js";
 import { caseSeed, SeededRandom } from "./seeded-random.js";
 
-export type MutationFamily = "bit-flip" | "truncation" | "field-extreme" | "header-start" | "structure";
+export type MutationFamily =
+  | "bit-flip"
+  | "truncation"
+  | "field-extreme"
+  | "header-start"
+  | "structure"
+  | "string-bytes"
+  | "absurd-metadata";
 
 export interface FuzzCase extends Mutation {
   readonly index: number;
@@ -21,12 +30,16 @@ export interface FuzzCase extends Mutation {
 }
 
 const families: readonly { readonly family: MutationFamily; readonly share: number }[] = [
-  { family: "bit-flip", share: 0.22 },
-  { family: "truncation", share: 0.18 },
-  { family: "field-extreme", share: 0.25 },
-  { family: "header-start", share: 0.05 },
-  { family: "structure", share: 0.3 },
+  { family: "bit-flip", share: 0.16 },
+  { family: "truncation", share: 0.12 },
+  { family: "field-extreme", share: 0.18 },
+  { family: "header-start", share: 0.04 },
+  { family: "structure", share: 0.22 },
+  { family: "string-bytes", share: 0.14 },
+  { family: "absurd-metadata", share: 0.14 },
 ];
+
+const reEncoded: ReadonlySet<MutationFamily> = new Set(["structure", "string-bytes", "absurd-metadata"]);
 
 function byShare<T>(random: SeededRandom, items: readonly T[], share: (item: T) => number): T {
   const total = items.reduce((sum, item) => sum + share(item), 0);
@@ -50,6 +63,10 @@ function mutate(family: MutationFamily, seed: FuzzSeed, random: SeededRandom): M
       return replaceHeaderStart(seed, random);
     case "structure":
       return mutateStructure(seed, random);
+    case "string-bytes":
+      return mutateStrings(seed, random);
+    case "absurd-metadata":
+      return mutateMetadata(seed, random);
   }
 }
 
@@ -59,7 +76,8 @@ export function fuzzCase(seeds: readonly FuzzSeed[], runSeed: number, index: num
   for (;;) {
     const seed = byShare(random, seeds, (candidate) => candidate.weight);
     const { family } = byShare(random, families, (candidate) =>
-      candidate.family === "structure" && !seed.structureMutations ? 0 : candidate.share,
+      // The families below re-encode the whole file with our writer.
+      reEncoded.has(candidate.family) && !seed.structureMutations ? 0 : candidate.share,
     );
     const mutation = mutate(family, seed, random);
     if (mutation !== undefined) return { ...mutation, index, seedName: seed.name, family };

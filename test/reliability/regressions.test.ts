@@ -25,6 +25,33 @@ const regressions: readonly (readonly [string, string, string])[] = [
     'an empty token (renamed "[EMPTY_89]") next to a token "[EMPTY_89]"',
     "llama-vocab.cpp:2501, same assert",
   ],
+  // Defect 7: llama.cpp reads token texts, keys and string values as C strings (cut at the first NUL
+  // byte), so texts that JavaScript sees as different can be one text to it.
+  [
+    "token-text-equal-up-to-nul",
+    'token 300 = token 200\'s text + "\\0x"',
+    "llama-vocab.cpp:2501, same assert",
+  ],
+  [
+    "token-starting-with-nul",
+    'token 89 = "\\0x" (read as empty, renamed "[EMPTY_89]") next to a token "[EMPTY_89]"',
+    "llama-vocab.cpp:2501, same assert",
+  ],
+  [
+    "key-block-count-after-nul",
+    'a key "llama.block_count\\0x" = 2^31-1 before the real one (gguf_find_key compares with strcmp)',
+    "llama-model.cpp:1226 n_layer <= 512 at load",
+  ],
+  [
+    "tokenizer-none-before-nul",
+    'tokenizer.ggml.model = "none\\0gpt2"',
+    "llama-vocab.cpp:3375 Tokenizer not initialized, at the first tokenize",
+  ],
+  [
+    "rope-scaling-type-unknown",
+    'llama.rope.scaling.type = "bogus"',
+    "llama-model.cpp:1318 GGML_ASSERT(rope_scaling_type_train != UNSPECIFIED) at load",
+  ],
   [
     "rms-epsilon-nan",
     "llama.attention.layer_norm_rms_epsilon = NaN",
