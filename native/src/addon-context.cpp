@@ -36,18 +36,25 @@ class CreateContextWorker : public Napi::AsyncWorker {
     }
   }
 
+  ~CreateContextWorker() override {
+    if (context_ != nullptr) llama_free(context_);  // never handed to an AddonContext
+  }
+
   void OnOK() override {
-    Napi::Env env = Env();
     if (settleDisposed()) return;
-    Napi::Object object = addonData(env).contextConstructor.New({});
-    AddonContext::Unwrap(object)->attach(env, model_, context_);
-    context_ = nullptr;
-    deferred_.Resolve(object);
+    settleSafely(deferred_, [this] {
+      Napi::Env env = Env();
+      Napi::Object object = addonData(env).contextConstructor.New({});
+      AddonContext::Unwrap(object)->attach(env, model_, context_);
+      context_ = nullptr;
+      deferred_.Resolve(object);
+    });
   }
 
   void OnError(const Napi::Error& error) override {
     if (settleDisposed()) return;
-    deferred_.Reject(codedError(Env(), "ERR_CONTEXT_CREATE", error.Message()).Value());
+    settleSafely(deferred_,
+                 [&] { deferred_.Reject(codedError(Env(), "ERR_CONTEXT_CREATE", error.Message()).Value()); });
   }
 
  private:
@@ -59,9 +66,11 @@ class CreateContextWorker : public Napi::AsyncWorker {
     if (context_ != nullptr) llama_free(context_);
     context_ = nullptr;
     model_->freeIfUnused();
-    deferred_.Reject(
-        codedError(Env(), "ERR_DISPOSED", "the model was disposed while the context was being created; load it again")
-            .Value());
+    settleSafely(deferred_, [this] {
+      deferred_.Reject(
+          codedError(Env(), "ERR_DISPOSED", "the model was disposed while the context was being created; load it again")
+              .Value());
+    });
     return true;
   }
 

@@ -51,18 +51,24 @@ class LoadModelWorker : public Napi::AsyncWorker {
     }
   }
 
+  ~LoadModelWorker() override {
+    if (model_ != nullptr) llama_model_free(model_);  // never handed to an AddonModel
+  }
+
   void OnOK() override {
     releaseProgress();
-    Napi::Env env = Env();
-    Napi::Object object = addonData(env).modelConstructor.New({});
-    AddonModel::Unwrap(object)->attach(model_);
-    model_ = nullptr;
-    deferred_.Resolve(object);
+    settleSafely(deferred_, [this] {
+      Napi::Env env = Env();
+      Napi::Object object = addonData(env).modelConstructor.New({});
+      AddonModel::Unwrap(object)->attach(model_);
+      model_ = nullptr;
+      deferred_.Resolve(object);
+    });
   }
 
   void OnError(const Napi::Error& error) override {
     releaseProgress();
-    deferred_.Reject(codedError(Env(), code_.c_str(), error.Message()).Value());
+    settleSafely(deferred_, [&] { deferred_.Reject(codedError(Env(), code_.c_str(), error.Message()).Value()); });
   }
 
  private:

@@ -26,6 +26,24 @@ AddonData& addonData(Napi::Env env);
 [[noreturn]] void throwCoded(Napi::Env env, const char* code, const std::string& message);
 Napi::Error codedError(Napi::Env env, const char* code, const std::string& message);
 
+// Settles an AsyncWorker's promise from OnOK/OnError. In a Worker thread that is being terminated,
+// Node still completes queued work but JavaScript can no longer run: creating the result throws, and
+// node-addon-api rethrows that from its C completion callback, which aborts the whole process. Here a
+// failure becomes a rejection when one can still be made, and is dropped otherwise (nobody is left to
+// read it); the worker's destructor frees what was not handed over.
+template <typename Body>
+void settleSafely(Napi::Promise::Deferred& deferred, Body&& body) {
+  try {
+    body();
+  } catch (const Napi::Error& error) {
+    try {
+      deferred.Reject(error.Value());
+    } catch (const std::exception&) {
+    }
+  } catch (const std::exception&) {
+  }
+}
+
 // Keeps the event loop alive while at least one pull waits for the decode thread.
 class LoopKeeper {
  public:

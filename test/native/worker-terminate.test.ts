@@ -1,0 +1,31 @@
+// Defect 4 of the native hardening: Worker.terminate() during a generation in that worker, or during a
+// model load with a progress callback, aborted the whole process ("terminate called after throwing an
+// instance of 'Napi::Error'"). The fixture keeps the worker's JavaScript busy so that the addon's calls
+// queue up and are drained during the termination: before the fix every round aborted.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
+import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { hooksAddonPath } from "./hooks-addon.js";
+
+const fixture = new URL("./fixtures/terminate-busy-worker.mjs", import.meta.url).pathname;
+
+async function terminateRounds(mode: "generate" | "progress"): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [fixture, hooksAddonPath, await resolveDefaultModel(), packageRoot(), mode, "3"],
+    { timeout: 60_000 },
+  );
+  return stdout.trim();
+}
+
+describe("terminating a Worker that uses the addon", () => {
+  it("leaves the process alive when the worker is generating", async () => {
+    expect(await terminateRounds("generate")).toBe("survived");
+  });
+
+  it("leaves the process alive when the worker is loading a model with a progress callback", async () => {
+    expect(await terminateRounds("progress")).toBe("survived");
+  });
+});
