@@ -2,6 +2,7 @@
 // disconnect storm) and renders its figures as text lines; the JSON form is the figures themselves.
 import type { CancellationSoakFigures } from "./cancellation-soak.js";
 import { type ModelFuzzFigures, runModelFuzz } from "./model-fuzz-runner.js";
+import { runScheduleFuzz, type ScheduleFuzzFigures } from "./schedule-fuzz-runner.js";
 import type { DisconnectStormFigures } from "./serve-disconnect-storm.js";
 import { type ProcessExit, runStageInChild } from "./stage-runner.js";
 import type { StalledConsumerFigures } from "./stalled-consumer.js";
@@ -11,6 +12,10 @@ export interface ReliabilityRunOptions {
   readonly cancellations: number;
   readonly stallSeconds: number;
   readonly stormClients: number;
+  /** Schedule-fuzz cases (0 = skip the stage). */
+  readonly schedules?: number;
+  /** First schedule case (replays case i alone with schedules 1). Default 0. */
+  readonly firstSchedule?: number;
   readonly runSeed?: number;
   readonly keepFailuresIn?: string;
   readonly onStage?: (stage: string) => void;
@@ -23,6 +28,7 @@ export interface ReliabilityFigures {
   readonly cancellation: CancellationSoakFigures | null;
   readonly stall: StalledConsumerFigures | null;
   readonly storm: DisconnectStormFigures | null;
+  readonly schedules: ScheduleFuzzFigures | null;
   /** How the process of each soak, stall and storm stage ended (a crash at exit counts too). */
   readonly stageExits: Readonly<Record<string, ProcessExit>>;
 }
@@ -56,6 +62,17 @@ export async function runReliability(options: ReliabilityRunOptions): Promise<Re
     options.stormClients > 0
       ? await stage<DisconnectStormFigures>("storm", { clients: options.stormClients, runSeed })
       : null;
+  const scheduleCases = options.schedules ?? 0;
+  options.onStage?.(`schedule fuzz: ${scheduleCases} cases`);
+  const schedules =
+    scheduleCases > 0
+      ? await runScheduleFuzz({
+          cases: scheduleCases,
+          runSeed,
+          ...(options.firstSchedule !== undefined && { firstCase: options.firstSchedule }),
+          ...progress,
+        })
+      : null;
   options.onStage?.(`model fuzz: ${options.fuzzCases} mutated GGUF files`);
   const fuzz =
     options.fuzzCases > 0
@@ -66,7 +83,7 @@ export async function runReliability(options: ReliabilityRunOptions): Promise<Re
           ...(options.keepFailuresIn !== undefined && { keepFailuresIn: options.keepFailuresIn }),
         })
       : null;
-  return { date: new Date().toISOString(), fuzz, cancellation, stall, storm, stageExits };
+  return { date: new Date().toISOString(), fuzz, cancellation, stall, storm, schedules, stageExits };
 }
 
 const megabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -104,7 +121,18 @@ export function reliabilityPassed(figures: ReliabilityFigures): boolean {
       storm.activeEnd === 0 &&
       storm.runningGenerationsEnd === 0 &&
       storm.healthyAfterwards);
-  return exitsOk && fuzzOk && soakOk && stallOk && stormOk;
+  return exitsOk && fuzzOk && soakOk && stallOk && stormOk && schedulesPassed(figures.schedules);
+}
+
+/** 0 hangs, 0 crashes, 0 leaked threads, 0 untyped errors. */
+export function schedulesPassed(schedules: ScheduleFuzzFigures | null): boolean {
+  return (
+    schedules === null ||
+    (schedules.hangs === 0 &&
+      schedules.crashes === 0 &&
+      schedules.leakedThreads === 0 &&
+      schedules.unexpectedErrors === 0)
+  );
 }
 
 export function formatReliability(figures: ReliabilityFigures): string[] {
@@ -147,6 +175,7 @@ export function formatReliability(figures: ReliabilityFigures): string[] {
     );
     for (const sample of storm.failureSamples) lines.push(`  ! ${sample}`);
   }
+  if (figures.schedules !== null) lines.push(...formatSchedules(figures.schedules));
   for (const [name, exit] of Object.entries(figures.stageExits)) {
     if (exit.exitCode === 0) continue;
     lines.push(
@@ -154,5 +183,25 @@ export function formatReliability(figures: ReliabilityFigures): string[] {
     );
   }
   lines.push(reliabilityPassed(figures) ? "result: PASS" : "result: FAIL");
+  return lines;
+}
+
+function formatSchedules(schedules: ScheduleFuzzFigures): string[] {
+  const caseList = (cases: readonly number[]) =>
+    cases.length === 0 ? "" : ` (cases ${cases.slice(0, 20).join(", ")}${cases.length > 20 ? ", …" : ""})`;
+  const lines = [
+    `schedule fuzz: ${schedules.cases} cases from ${schedules.firstCase} (seed ${schedules.runSeed}) ${JSON.stringify(schedules.byKind)} in ${seconds(schedules.durationMs)}, ${schedules.childrenStarted} child processes, ${schedules.dueEvents} due events watched`,
+    `  ${schedules.hangs} hangs${caseList(schedules.hangCases)}, ${schedules.crashes} crashes${caseList(schedules.crashCases)}, ${schedules.leakedThreads} leaked threads${caseList(schedules.leakCases)}, ${schedules.unexpectedErrors} untyped errors${caseList(schedules.unexpectedErrorCases)}`,
+    `  RSS growth per child at most ${megabytes(schedules.rssGrowthMaximumBytes)} (${schedules.rssGrowthMaximumPercent.toFixed(1)}%); threads at rest ${schedules.threadsBaseline}`,
+  ];
+  for (const failure of schedules.failures.slice(0, 20)) {
+    const replay =
+      failure.replay === "not replayed"
+        ? "not replayed"
+        : `replayed alone: ${failure.replay.recurred}/${failure.replay.tries}`;
+    lines.push(
+      `  ! case ${failure.index} (${failure.kind}) ${failure.outcome} [${replay}]: ${failure.detail}`,
+    );
+  }
   return lines;
 }

@@ -32,7 +32,7 @@ export async function runLoadAndCreateCase(tools: CaseTools, plan: LoadAndCreate
         if (context === undefined) continue;
         const generation = async () => {
           const stream = context.generate(resources.promptPool.subarray(0, 8), { maxTokens: 4 });
-          return watchdog.due("a generation after the model's dispose", stream.collect());
+          return watchdog.due("end of a generation after the model's dispose", stream.collect());
         };
         await settleExpected(tools, "generate after dispose", generation());
       }

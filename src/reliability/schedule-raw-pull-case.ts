@@ -19,10 +19,12 @@ async function drain(
 ): Promise<void> {
   const random = new SeededRandom(seed);
   const { stop } = plan;
+  // Named once per generation: a hang report says which queue was waited on.
+  const event = `token (raw pull(${plan.pullSize}) of ${plan.maxTokens}, queue ${plan.queueCapacity}, ${plan.consumer.kind} consumer)`;
   let read = 0;
   let stopped = stop.kind === "none" || stop.moment === "prefill";
   while (true) {
-    const batch = await tools.watchdog.due("token", generation.pull(plan.pullSize));
+    const batch = await tools.watchdog.due(event, generation.pull(plan.pullSize));
     read += batch.count;
     if (batch.done) return;
     if (!stopped && read >= stop.afterTokens) {

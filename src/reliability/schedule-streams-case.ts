@@ -24,10 +24,12 @@ async function readStream(
   const iterator: AsyncIterator<TokenBatch | TokenEvent, void> = plan.byBatches
     ? stream.batches()
     : stream[Symbol.asyncIterator]();
+  // Named once per stream: a hang report says which queue was waited on.
+  const event = `token (stream of ${plan.maxTokens}, queue ${plan.queueCapacity}, ${plan.consumer.kind} consumer)`;
   let read = 0;
   let stopped = stop.kind === "none" || stop.moment === "prefill";
   while (true) {
-    const next = await tools.watchdog.due("token", iterator.next());
+    const next = await tools.watchdog.due(event, iterator.next());
     if (next.done === true) break;
     read += "events" in next.value ? next.value.events.length : 1;
     if (!stopped && read >= stop.afterTokens) {

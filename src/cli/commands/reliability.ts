@@ -21,6 +21,8 @@ interface ReliabilityOptions {
   cancellations: number;
   stallSeconds: number;
   clients: number;
+  schedules: number;
+  scheduleCase?: number;
   seed: number;
   keepFailures?: string;
   json?: boolean;
@@ -36,6 +38,8 @@ export function registerReliabilityCommand(program: Command): void {
     .option("--cancellations <n>", "generations to cancel at random moments", count, 1000)
     .option("--stall-seconds <s>", "seconds a stream is left unread", count, 60)
     .option("--clients <n>", "concurrent clients against tessera serve", count, 100)
+    .option("--schedules <n>", "schedule-fuzz cases (random consumers, stops, disposals, workers)", count, 0)
+    .option("--schedule-case <i>", "run schedule-fuzz case i alone (replays a failure)", count)
     .option("--seed <n>", "run seed (same seed, same cases)", count, 1)
     .option("--keep-failures <dir>", "copy files that crashed or hung into this folder")
     .option("--json", "print the figures as JSON")
@@ -48,6 +52,8 @@ export function registerReliabilityCommand(program: Command): void {
         cancellations: options.cancellations,
         stallSeconds: options.stallSeconds,
         stormClients: options.clients,
+        schedules: options.scheduleCase !== undefined ? 1 : options.schedules,
+        ...(options.scheduleCase !== undefined && { firstSchedule: options.scheduleCase }),
         runSeed: options.seed,
         ...(options.keepFailures !== undefined && { keepFailuresIn: options.keepFailures }),
         onStage: (next) => {
