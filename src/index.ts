@@ -22,7 +22,6 @@ export {
   ChatTemplateLimitError,
 } from "./backends/llamacpp/errors/chat-template-limit-error.js";
 export { ContextOverflowError } from "./backends/llamacpp/errors/context-overflow-error.js";
-export { LogitsCaptureBudgetError } from "./backends/llamacpp/errors/logits-capture-budget-error.js";
 export { GrammarError } from "./backends/llamacpp/errors/grammar-error.js";
 export { InvalidSamplerOptionError } from "./backends/llamacpp/errors/invalid-sampler-option-error.js";
 export { LlamaDisposedError } from "./backends/llamacpp/errors/llama-disposed-error.js";

@@ -35,8 +35,9 @@ struct EventSlot {
   std::vector<float> processedFull;
 };
 
-// Most bytes of full logit vectors one generation's ring may hold (raw and processed together).
-constexpr uint64_t fullLogitsBudgetBytes = 256ull * 1024 * 1024;
+// Most bytes of full logit vectors one generation's ring may hold (raw and processed together); the
+// same figure as maximumCaptureBytes in src/backends/llamacpp/native-limits.ts, which refuses it first.
+constexpr uint64_t fullLogitsBudgetBytes = 1024ull * 1024 * 1024;
 
 enum class FinishReason { none, stop, length, abort, error };
 

@@ -2,7 +2,6 @@ import { ContextOverflowError } from "./errors/context-overflow-error.js";
 import { GrammarError } from "./errors/grammar-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
-import { LogitsCaptureBudgetError } from "./errors/logits-capture-budget-error.js";
 import type { NativeContext, NativeContextInfo, NativeGeneration } from "./native-addon.js";
 import { type GenerateTokensOptions, resolveGenerateOptions } from "./native-generate-options.js";
 import { checkTokens } from "./native-option-checks.js";
@@ -139,8 +138,6 @@ function translateNativeError(
       return new ContextOverflowError(promptTokens, contextSize);
     case "ERR_DISPOSED":
       return new LlamaDisposedError("context");
-    case "ERR_CAPTURE_BUDGET":
-      return new LogitsCaptureBudgetError(message);
     case "ERR_TOKEN_OUT_OF_RANGE":
       return new InvalidSamplerOptionError("token id", "ids inside the vocabulary", message);
     default:
