@@ -2,6 +2,8 @@
 // disconnect storm) and renders its figures as text lines; the JSON form is the figures themselves.
 import type { CancellationSoakFigures } from "./cancellation-soak.js";
 import { type ModelFuzzFigures, runModelFuzz } from "./model-fuzz-runner.js";
+import { type OptionFuzzFigures, runOptionFuzz } from "./option-fuzz.js";
+import { formatOptionFuzz, optionFuzzPassed } from "./option-fuzz-report.js";
 import { runScheduleFuzz, type ScheduleFuzzFigures } from "./schedule-fuzz-runner.js";
 import type { DisconnectStormFigures } from "./serve-disconnect-storm.js";
 import { type ProcessExit, runStageInChild } from "./stage-runner.js";
@@ -16,6 +18,10 @@ export interface ReliabilityRunOptions {
   readonly schedules?: number;
   /** First schedule case (replays case i alone with schedules 1). Default 0. */
   readonly firstSchedule?: number;
+  /** Option-fuzz cases (0 = skip the stage). */
+  readonly optionCases?: number;
+  /** First option case (replays case i alone with optionCases 1). Default 0. */
+  readonly firstOptionCase?: number;
   readonly runSeed?: number;
   readonly keepFailuresIn?: string;
   readonly onStage?: (stage: string) => void;
@@ -29,6 +35,8 @@ export interface ReliabilityFigures {
   readonly stall: StalledConsumerFigures | null;
   readonly storm: DisconnectStormFigures | null;
   readonly schedules: ScheduleFuzzFigures | null;
+  /** Random native options (createContext, generate, loadLlamaModel); absent in older figures. */
+  readonly options?: OptionFuzzFigures | null;
   /** How the process of each soak, stall and storm stage ended (a crash at exit counts too). */
   readonly stageExits: Readonly<Record<string, ProcessExit>>;
 }
@@ -73,6 +81,17 @@ export async function runReliability(options: ReliabilityRunOptions): Promise<Re
           ...progress,
         })
       : null;
+  const optionCases = options.optionCases ?? 0;
+  options.onStage?.(`option fuzz: ${optionCases} random option combinations`);
+  const optionFigures =
+    optionCases > 0
+      ? await runOptionFuzz({
+          cases: optionCases,
+          runSeed,
+          ...(options.firstOptionCase !== undefined && { firstCase: options.firstOptionCase }),
+          ...progress,
+        })
+      : null;
   options.onStage?.(`model fuzz: ${options.fuzzCases} mutated GGUF files`);
   const fuzz =
     options.fuzzCases > 0
@@ -83,7 +102,16 @@ export async function runReliability(options: ReliabilityRunOptions): Promise<Re
           ...(options.keepFailuresIn !== undefined && { keepFailuresIn: options.keepFailuresIn }),
         })
       : null;
-  return { date: new Date().toISOString(), fuzz, cancellation, stall, storm, schedules, stageExits };
+  return {
+    date: new Date().toISOString(),
+    fuzz,
+    cancellation,
+    stall,
+    storm,
+    schedules,
+    options: optionFigures,
+    stageExits,
+  };
 }
 
 const megabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -121,7 +149,15 @@ export function reliabilityPassed(figures: ReliabilityFigures): boolean {
       storm.activeEnd === 0 &&
       storm.runningGenerationsEnd === 0 &&
       storm.healthyAfterwards);
-  return exitsOk && fuzzOk && soakOk && stallOk && stormOk && schedulesPassed(figures.schedules);
+  return (
+    exitsOk &&
+    fuzzOk &&
+    soakOk &&
+    stallOk &&
+    stormOk &&
+    schedulesPassed(figures.schedules) &&
+    optionFuzzPassed(figures.options)
+  );
 }
 
 /** 0 hangs, 0 crashes, 0 leaked threads, 0 untyped errors. */
@@ -176,6 +212,7 @@ export function formatReliability(figures: ReliabilityFigures): string[] {
     for (const sample of storm.failureSamples) lines.push(`  ! ${sample}`);
   }
   if (figures.schedules !== null) lines.push(...formatSchedules(figures.schedules));
+  if (figures.options) lines.push(...formatOptionFuzz(figures.options));
   for (const [name, exit] of Object.entries(figures.stageExits)) {
     if (exit.exitCode === 0) continue;
     lines.push(

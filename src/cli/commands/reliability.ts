@@ -23,6 +23,8 @@ interface ReliabilityOptions {
   clients: number;
   schedules: number;
   scheduleCase?: number;
+  options: number;
+  optionCase?: number;
   seed: number;
   keepFailures?: string;
   json?: boolean;
@@ -40,6 +42,13 @@ export function registerReliabilityCommand(program: Command): void {
     .option("--clients <n>", "concurrent clients against tessera serve", count, 100)
     .option("--schedules <n>", "schedule-fuzz cases (random consumers, stops, disposals, workers)", count, 0)
     .option("--schedule-case <i>", "run schedule-fuzz case i alone (replays a failure)", count)
+    .option(
+      "--options <n>",
+      "option-fuzz cases (random createContext/generate/loadLlamaModel options)",
+      count,
+      0,
+    )
+    .option("--option-case <i>", "run option-fuzz case i alone (replays a crash)", count)
     .option("--seed <n>", "run seed (same seed, same cases)", count, 1)
     .option("--keep-failures <dir>", "copy files that crashed or hung into this folder")
     .option("--json", "print the figures as JSON")
@@ -54,6 +63,8 @@ export function registerReliabilityCommand(program: Command): void {
         stormClients: options.clients,
         schedules: options.scheduleCase !== undefined ? 1 : options.schedules,
         ...(options.scheduleCase !== undefined && { firstSchedule: options.scheduleCase }),
+        optionCases: options.optionCase !== undefined ? 1 : options.options,
+        ...(options.optionCase !== undefined && { firstOptionCase: options.optionCase }),
         runSeed: options.seed,
         ...(options.keepFailures !== undefined && { keepFailuresIn: options.keepFailures }),
         onStage: (next) => {
