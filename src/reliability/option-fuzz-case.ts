@@ -107,6 +107,7 @@ function describeValue(value: unknown): string {
     return `${name}[${shown}${items.length > 6 ? `, …(${items.length})` : ""}]`;
   }
   const entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
-  const shown = entries.slice(0, 6).map(([key, item]) => `${String(key)}: ${describeValue(item)}`);
-  return `${value instanceof Map ? "Map" : ""}{${shown.join(", ")}${entries.length > 6 ? `, …(${entries.length})` : ""}}`;
+  // Options are shown whole; only a logit bias over many tokens is cut.
+  const shown = entries.slice(0, 30).map(([key, item]) => `${String(key)}: ${describeValue(item)}`);
+  return `${value instanceof Map ? "Map" : ""}{${shown.join(", ")}${entries.length > 30 ? `, …(${entries.length})` : ""}}`;
 }

@@ -82,9 +82,9 @@ export function generatePools(vocabSize: number): Readonly<Record<string, Option
     repeatPenalty: { inside: [1e-6, 0.5, 1, 1.3, 1e6], outside: [0, 9e-7, 1.000001e6, -1] },
     frequencyPenalty: penalty,
     presencePenalty: penalty,
-    penaltyLastN: { inside: [-1, 0, 1, 64, 256, 4096], outside: [-2, 2 ** 24, 2 ** 31] },
+    penaltyLastN: { inside: [-1, 0, 1, 16, 64], outside: [-2, 4096, 2 ** 24, 2 ** 31] },
     seed: { inside: [0, 1, 12345, 4294967294], outside: [4294967295, 2 ** 32, -1] },
-    maxTokens: { inside: [1, 2, 8, 100_000], outside: [0, -1, 2 ** 53] },
+    maxTokens: { inside: [1, 2, 8, 64], outside: [0, -1, 100_000, 2 ** 53] },
     ignoreEos: flag,
     logits: { inside: [false, 1, 5, vocabSize, "full"], outside: [0, vocabSize + 1, "top", true] },
     rawLogits: { inside: [false, 1, 5, vocabSize, "full"], outside: [0, 2 ** 16 + 1, "raw"] },
@@ -97,29 +97,32 @@ export function generatePools(vocabSize: number): Readonly<Record<string, Option
 /** Logit biases: single tokens at the float32 edges, many tokens, every token banned, and bad keys. */
 export function drawLogitBias(random: SeededRandom, vocabSize: number, outsideRate: number): unknown {
   const token = random.integer(vocabSize);
-  const inside = [
-    { [token]: Number.NEGATIVE_INFINITY },
-    { [token]: 5 },
-    { [token]: 3.4e38 },
-    { [token]: -3.4e38 },
-    { [token]: -1e300 },
-    new Map([[token, 100]]),
-    Object.fromEntries(
-      Array.from({ length: 100 }, () => [random.integer(vocabSize), random.next() * 20 - 10]),
-    ),
-    Object.fromEntries(Array.from({ length: vocabSize }, (_, id) => [id, Number.NEGATIVE_INFINITY])),
+  // Built only when drawn: banning every token is a vocabulary-sized object.
+  const inside: (() => unknown)[] = [
+    () => ({ [token]: Number.NEGATIVE_INFINITY }),
+    () => ({ [token]: 5 }),
+    () => ({ [token]: 3.4e38 }),
+    () => ({ [token]: -3.4e38 }),
+    () => ({ [token]: -1e300 }),
+    () => new Map([[token, 100]]),
+    () =>
+      Object.fromEntries(
+        Array.from({ length: 100 }, () => [random.integer(vocabSize), random.next() * 20 - 10]),
+      ),
+    () => Object.fromEntries(Array.from({ length: vocabSize }, (_, id) => [id, Number.NEGATIVE_INFINITY])),
   ];
-  const outside = [
-    { [token]: Number.NaN },
-    { [token]: Number.POSITIVE_INFINITY },
-    { [token]: 1e39 },
-    { [vocabSize]: 1 },
-    { "-1": 1 },
-    { "1.5": 1 },
-    [1, 2],
-    "bias",
+  const outside: (() => unknown)[] = [
+    () => ({ [token]: Number.NaN }),
+    () => ({ [token]: Number.POSITIVE_INFINITY }),
+    () => ({ [token]: 1e39 }),
+    () => ({ [vocabSize]: 1 }),
+    () => ({ "-1": 1 }),
+    () => ({ "1.5": 1 }),
+    () => [1, 2],
+    () => "bias",
   ];
-  return drawOption(random, { inside, outside }, outsideRate);
+  const drawn = drawOption(random, { inside, outside }, outsideRate);
+  return typeof drawn === "function" ? (drawn as () => unknown)() : drawn;
 }
 
 /** Grammars that parse, fail to parse, and sit at or past the nesting and size limits. */
