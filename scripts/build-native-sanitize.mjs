@@ -199,6 +199,9 @@ function buildSanitizedAddon() {
       `--CDNODE_ADDON_API_DIR=${nodeAddonApi}`,
       `--CDLLAMA_LIBRARIES=${["libllama.so", "libggml.so", "libggml-base.so"].map(llamaLibrary).join(";")}`,
       `--CDLLAMA_LIBRARIES_DIR=${librariesFolder}`,
+      // With the test hooks (native/src/test-hooks.h) compiled in, one sanitized addon also serves the tests
+      // that widen race windows or inject faults; unset, every hook is a no-op.
+      "--CDTESSERA_TEST_HOOKS=ON",
       ...(process.env.TESSERA_NATIVE_VERBOSE ? [] : ["--log-level", "warn"]),
     ],
     {
