@@ -209,6 +209,27 @@ function runBatch(
 }
 
 const replayTries = 3;
+const startAttempts = 5;
+
+/**
+ * A child that dies before it is ready is retried a few times: a start fails for a moment while
+ * `npm run build` rewrites dist/ under a long run. One that never starts is a harness failure.
+ */
+async function runBatchRetrying(
+  script: string,
+  request: ScheduleBatchRequest,
+  silenceLimitMs: number,
+  onCase: (record: CaseRecord) => void,
+): Promise<BatchResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runBatch(script, request, silenceLimitMs, onCase);
+    } catch (error) {
+      if (attempt >= startAttempts || !ReliabilityHarnessError.isInstance(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
+}
 
 export async function runScheduleFuzz(options: ScheduleFuzzOptions): Promise<ScheduleFuzzFigures> {
   const started = performance.now();
@@ -229,7 +250,7 @@ export async function runScheduleFuzz(options: ScheduleFuzzOptions): Promise<Sch
   while (pending.length > 0) {
     const request = { runSeed, indices: pending.slice(0, batchSize) };
     childrenStarted++;
-    const batch = await runBatch(script, request, silenceLimitMs, (entry) => {
+    const batch = await runBatchRetrying(script, request, silenceLimitMs, (entry) => {
       // A case reported twice (a hang line, then the crash of the killed child) keeps its first outcome.
       if (!byIndex.has(entry.index)) byIndex.set(entry.index, entry);
       options.onProgress?.(byIndex.size, options.cases);
@@ -256,7 +277,12 @@ export async function runScheduleFuzz(options: ScheduleFuzzOptions): Promise<Sch
       let recurred = 0;
       for (let attempt = 0; attempt < replayTries; attempt++) {
         childrenStarted++;
-        const again = await runBatch(script, { runSeed, indices: [entry.index] }, silenceLimitMs, () => {});
+        const again = await runBatchRetrying(
+          script,
+          { runSeed, indices: [entry.index] },
+          silenceLimitMs,
+          () => {},
+        );
         if (again.records.some((rerun) => rerun.outcome === entry.outcome)) recurred++;
       }
       replay = { tries: replayTries, recurred };
