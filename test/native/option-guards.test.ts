@@ -3,15 +3,22 @@
 // tiny temperatures, seed 4294967295) do what the documentation says.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IncompatibleOptionsError } from "../../src/backends/llamacpp/errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
-import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
 import type { TokenEvent } from "../../src/backends/llamacpp/token-stream.js";
+import { vocabularyCacheDirectory } from "../../src/gguf/default-model.js";
+import { writeGgufFile } from "../../src/gguf/gguf-writer.js";
+import { synthesizeLlamaModel } from "../../src/gguf/llama-synthesizer.js";
+import { modelPresets } from "../../src/gguf/model-presets.js";
+import { loadVocabulary } from "../../src/gguf/vocabulary.js";
 import { loadTinyModel } from "./tiny-model.js";
 
 const fixture = new URL("./fixtures/unguarded-context.mjs", import.meta.url).pathname;
@@ -58,6 +65,38 @@ describe("option guards in front of llama.cpp", () => {
         expect(child.status === 134 || child.signal === "SIGABRT").toBe(true);
       },
     );
+
+    it("keeps batches of a model without causal attention within one 512-token micro-batch", async () => {
+      // GGML_ASSERT(causal_attn || n_ubatch >= n_tokens_all) aborted a 700-token prompt at batchSize 1024.
+      const folder = await mkdtemp(join(tmpdir(), "tessera-noncausal-"));
+      try {
+        const preset = modelPresets.tiny;
+        const vocabulary = await loadVocabulary(preset.vocabulary, vocabularyCacheDirectory());
+        const synthetic = synthesizeLlamaModel({
+          name: "non-causal tiny",
+          hyperParameters: preset.hyperParameters,
+          vocabulary,
+          type: preset.defaultType,
+          seed: 1,
+        });
+        synthetic.metadata.push({ key: "llama.attention.causal", value: { type: "bool", value: false } });
+        const path = join(folder, "non-causal.gguf");
+        await writeGgufFile(path, synthetic);
+        const nonCausal = await loadLlamaModel(path);
+        try {
+          const refused = nonCausal.createContext({ contextSize: 2048, batchSize: 1024, threads: 1 });
+          await expect(refused).rejects.toThrow(/not causal.*use batchSize <= 512/);
+          const fitting = await nonCausal.createContext({ contextSize: 2048, batchSize: 512, threads: 1 });
+          const longPrompt = Int32Array.from({ length: 700 }, (_, index) => 100 + index);
+          const result = await fitting.generate(longPrompt, { maxTokens: 2, temperature: 0 }).collect();
+          expect(result.generatedTokens).toBe(2);
+        } finally {
+          nonCausal.dispose();
+        }
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
+    });
 
     it.each([
       [{ threads: 513 }, InvalidSamplerOptionError],

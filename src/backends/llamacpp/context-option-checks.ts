@@ -4,7 +4,7 @@ import { totalmem } from "node:os";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import type { LlamaContextOptions } from "./llama-context.js";
 import type { NativeContextOptions, NativeModelMetadata } from "./native-addon.js";
-import { maximumContextCells, maximumSequences, maximumThreads } from "./native-limits.js";
+import { maximumContextCells, maximumMicroBatch, maximumSequences, maximumThreads } from "./native-limits.js";
 import { checkBoolean, checkInteger, rejectUnknownOptions } from "./native-option-checks.js";
 import { physicalCoreCount } from "./native-thread-count.js";
 
@@ -45,6 +45,20 @@ export function resolveContextOptions(
       batchSize,
       `batchSize (${batchSize}) must be >= sequences (${sequences}): each sequence needs one output row per step`,
       `use batchSize >= ${sequences} or fewer sequences`,
+    );
+  }
+  // The addon caps the micro-batch at 512 tokens; a model without causal attention must see a whole
+  // batch in one micro-batch (GGML_ASSERT(causal_attn || n_ubatch >= n_tokens_all),
+  // llama-context.cpp:1724), so a longer prompt chunk aborted the process.
+  if (
+    batchSize > maximumMicroBatch &&
+    metadata.values[`${metadata.architecture}.attention.causal`] === "false"
+  ) {
+    throw new IncompatibleOptionsError(
+      "batchSize",
+      batchSize,
+      `batchSize (${batchSize}) is above ${maximumMicroBatch}, but this model's attention is not causal, so llama.cpp must take each batch in one micro-batch of at most ${maximumMicroBatch} tokens`,
+      `use batchSize <= ${maximumMicroBatch}`,
     );
   }
   const cells = contextSize * sequences;

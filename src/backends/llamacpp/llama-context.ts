@@ -16,7 +16,8 @@ export interface LlamaContextOptions {
   readonly contextSize?: number;
   /**
    * Most tokens one decode step takes (prefill chunks + one per decoding sequence), 1 to 65536 and at
-   * least `sequences` (IncompatibleOptionsError otherwise: llama.cpp aborts on it). Default 512.
+   * least `sequences` (IncompatibleOptionsError otherwise: llama.cpp aborts on it); at most 512 for a
+   * model whose attention is not causal (llama.cpp takes its batches whole). Default 512.
    */
   readonly batchSize?: number;
   /** Sequences that decode in parallel, in one batch per step; 1 to 256 (llama.cpp's maximum). Default 1. */

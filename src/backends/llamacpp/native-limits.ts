@@ -8,6 +8,9 @@ export const maximumSequences = 256;
 /** GGML_MAX_N_THREADS (ggml/include/ggml.h:225): ggml's per-thread CPU masks have this many slots. */
 export const maximumThreads = 512;
 
+/** n_ubatch: the addon sets min(batchSize, 512) (native/src/addon-context.cpp). */
+export const maximumMicroBatch = 512;
+
 /**
  * Cells of the whole context (contextSize × sequences). llama.cpp keeps n_ctx in a uint32 and pads it
  * up to a multiple of 256 (llama-context.cpp:289), and positions are int32: above this the product
