@@ -107,8 +107,28 @@ Napi::Function AddonContext::Define(Napi::Env env) {
 
 Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandle>& model, const Napi::Object& options) {
   llama_context_params params = llama_context_default_params();
-  const uint32_t sequences = static_cast<uint32_t>(numberOption(options, "sequences", 1));
-  const uint32_t perSequence = static_cast<uint32_t>(numberOption(options, "contextSize", 4096));
+  // TypeScript refuses these first (docs/native-assertions.md); the addon checks the ones that would
+  // otherwise end in a llama.cpp assertion again, so a caller of the raw addon gets an error, not an abort.
+  const double sequencesValue = numberOption(options, "sequences", 1);
+  const double contextValue = numberOption(options, "contextSize", 4096);
+  const double batchValue = numberOption(options, "batchSize", 512);
+  const double threadsValue = numberOption(options, "threads", 1);
+  const double batchThreadsValue = numberOption(options, "batchThreads", threadsValue);
+  if (!(sequencesValue >= 1 && sequencesValue <= 256)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "sequences must be between 1 and 256");
+  }
+  if (!(contextValue >= 16 && contextValue * sequencesValue <= 2147483392.0)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "contextSize must be >= 16 and contextSize × sequences at most 2^31 - 256");
+  }
+  if (!(batchValue >= sequencesValue && batchValue <= 65536)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT",
+               "batchSize must be >= sequences (each sequence needs one output row per step) and <= 65536");
+  }
+  if (!(threadsValue >= 1 && threadsValue <= 512 && batchThreadsValue >= 1 && batchThreadsValue <= 512)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "threads and batchThreads must be between 1 and 512");
+  }
+  const uint32_t sequences = static_cast<uint32_t>(sequencesValue);
+  const uint32_t perSequence = static_cast<uint32_t>(contextValue);
   const bool unified = booleanOption(options, "unifiedKvCache", false);
   // contextSize is per sequence: a split cache gives each sequence its own stream of that size; a
   // unified one pools the same total, and any one sequence may then use more than its share.
