@@ -24,7 +24,9 @@ async function drain(
   let read = 0;
   let stopped = stop.kind === "none" || stop.moment === "prefill";
   while (true) {
-    const batch = await tools.watchdog.due(event, generation.pull(plan.pullSize));
+    const batch = await tools.watchdog.due(event, generation.pull(plan.pullSize), undefined, () =>
+      generation.abort(),
+    );
     read += batch.count;
     if (batch.done) return;
     if (!stopped && read >= stop.afterTokens) {

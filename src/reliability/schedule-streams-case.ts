@@ -29,7 +29,7 @@ async function readStream(
   let read = 0;
   let stopped = stop.kind === "none" || stop.moment === "prefill";
   while (true) {
-    const next = await tools.watchdog.due(event, iterator.next());
+    const next = await tools.watchdog.due(event, iterator.next(), undefined, () => stream.cancel());
     if (next.done === true) break;
     read += "events" in next.value ? next.value.events.length : 1;
     if (!stopped && read >= stop.afterTokens) {

@@ -3,12 +3,14 @@
 // deadline. A miss is a hang: the child reports it and kills itself, since a hung decode thread
 // could also hang a normal exit.
 import { writeSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export const dueEventLimitMs = 5000;
+const abortProbeMs = 1000;
 
 export class ScheduleHangError extends Error {
   constructor(readonly event: string) {
-    super(`no ${event} within ${dueEventLimitMs} ms`);
+    super(`no ${event}`);
     this.name = "ScheduleHangError";
   }
 }
@@ -17,10 +19,7 @@ export type HangReporter = (event: string) => void;
 
 /** Reports a hang on stdout (synchronously) and ends the process by SIGKILL. */
 export function reportHangAndDie(index: number, event: string): never {
-  writeSync(
-    1,
-    `${JSON.stringify({ type: "done", index, outcome: "hang", detail: `no ${event} within ${dueEventLimitMs} ms` })}\n`,
-  );
+  writeSync(1, `${JSON.stringify({ type: "done", index, outcome: "hang", detail: `no ${event}` })}\n`);
   process.kill(process.pid, "SIGKILL");
   throw new ScheduleHangError(event);
 }
@@ -36,15 +35,36 @@ export class ScheduleWatchdog {
 
   /**
    * Awaits `promise`, or reports a hang of `event` when it does not settle within the limit (longer
-   * only for starting a process or a worker, which a busy machine can delay).
+   * only for starting a process or a worker, which a busy machine can delay). For a token, `abort`
+   * stops the generation first: if the pull then settles, its decode thread was alive but asleep (a
+   * lost wake-up) rather than stuck, and the report says so.
    */
-  async due<T>(event: string, promise: Promise<T>, limitMs = dueEventLimitMs): Promise<T> {
+  async due<T>(
+    event: string,
+    promise: Promise<T>,
+    limitMs = dueEventLimitMs,
+    abort?: () => void,
+  ): Promise<T> {
     this.dueEvents++;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.#onHang(event);
-        reject(new ScheduleHangError(event));
+      timer = setTimeout(async () => {
+        let what = `${event} within ${limitMs} ms`;
+        if (abort !== undefined) {
+          abort();
+          const settled = await Promise.race([
+            promise.then(
+              () => true,
+              () => true,
+            ),
+            sleep(abortProbeMs).then(() => false),
+          ]);
+          what += settled
+            ? "; abort() then ended it (the decode thread was alive but asleep: a missed wake-up)"
+            : `; abort() did not end it within ${abortProbeMs} ms either (the decode thread is stuck)`;
+        }
+        this.#onHang(what);
+        reject(new ScheduleHangError(what));
       }, limitMs);
     });
     try {
