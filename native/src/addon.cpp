@@ -6,6 +6,7 @@
 #include "addon-generation.h"
 #include "addon-model.h"
 #include "addon-support.h"
+#include "addon-train.h"
 #include "test-hooks.h"
 
 namespace tessera {
@@ -38,6 +39,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setLogLevel", Napi::Function::New(env, SetLogLevel, "setLogLevel"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   exports.Set("loadModel", model.Get("load"));
+  exports.Set("trainModel", Napi::Function::New(env, TrainModel, "trainModel"));
   exports.Set("addonVersion", Napi::Number::New(env, 1));
 #ifdef TESSERA_TEST_HOOKS
   exports.Set("testHooks", testhooks::exports(env));
