@@ -8,6 +8,7 @@ import type { ModelOptions } from "../core/model-options.js";
 import { Message } from "../messages/components/message.js";
 import { ChatContext } from "../stdlib/contexts/chat-context.js";
 import { InvalidRequestError } from "./errors/invalid-request-error.js";
+import { jsonObjectFormat } from "./json-object-format.js";
 import { JsonSchemaTool } from "./json-schema-tool.js";
 import type { ChatCompletionRequest, ChatMessageInput, SamplingRequest } from "./request-schemas.js";
 
@@ -68,7 +69,7 @@ export function chatRequestToGeneration(
   }
   const format = request.response_format;
   if (format?.type === "json_schema") options.format = schemaToZod(format.json_schema.schema);
-  else if (format?.type === "json_object") options.format = z.record(z.string(), z.unknown());
+  else if (format?.type === "json_object") options.format = jsonObjectFormat;
   return { action: messages.at(-1)!, context, options };
 }
 

@@ -90,13 +90,17 @@ export function chatCompletionBody(
   identity: ResponseIdentity,
   thunk: ModelOutputThunk<unknown>,
   request: LogprobsRequest,
+  toolsOffered: boolean,
 ): Record<string, unknown> {
   const toolCalls = buildToolCalls(thunk);
-  const text = toolCalls === null ? (thunk.value ?? "") : stripToolCallMarkup(thunk.value ?? "");
-  // OpenAI's shape for a turn that only calls tools: content null.
+  const value = thunk.value ?? "";
+  // With tools offered, tool-call markup is never content, also when no call could be read from it (cut
+  // off by max_tokens): see ToolCallTextFilter.
+  const text = toolsOffered || toolCalls !== null ? stripToolCallMarkup(value) : value;
+  // OpenAI's shape for a turn that only calls tools (or was cut off while calling one): content null.
   const message: Record<string, unknown> = {
     role: "assistant",
-    content: toolCalls !== null && text.length === 0 ? null : text,
+    content: text.length === 0 && (toolCalls !== null || value.length > 0) ? null : text,
   };
   if (toolCalls !== null) message.tool_calls = toolCalls;
   if (thunk.thinking !== null) message.reasoning_content = thunk.thinking;

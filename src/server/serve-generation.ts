@@ -13,6 +13,7 @@ import {
 } from "./response-shapes.js";
 import type { ServerMetrics } from "./server-metrics.js";
 import { SseWriter } from "./sse-writer.js";
+import { StepAligner } from "./step-aligner.js";
 import { ToolCallTextFilter } from "./tool-call-text-filter.js";
 
 /** What a route hands over: how to start the generation and how its output looks on the wire. */
@@ -143,7 +144,7 @@ async function streamAnswer(
   let first = true;
   const filter = new ToolCallTextFilter(plan.toolsOffered);
   let sentThinking = 0;
-  let sentSteps = 0;
+  const aligner = new StepAligner();
   const takeThinking = (): string | undefined => {
     const thinking = thunk.thinking ?? "";
     if (thinking.length <= sentThinking) return undefined;
@@ -154,18 +155,17 @@ async function streamAnswer(
   /** Send what is new (text, reasoning, logprobs); false once the client is gone. */
   const sendDelta = async (raw: string, finish: string | null, toolCalls?: unknown[]): Promise<boolean> => {
     const delta: StreamDelta = { first };
-    const shown = filter.push(raw) + (finish === null ? "" : filter.finish(toolCalls !== undefined));
+    const shown = filter.push(raw) + (finish === null ? "" : filter.finish());
     if (shown.length > 0) delta.text = shown;
     const thinking = takeThinking();
     if (thinking !== undefined) delta.thinking = thinking;
     if (toolCalls !== undefined) delta.toolCalls = toolCalls;
     if (!first && finish === null && delta.text === undefined && thinking === undefined) return true;
-    const steps = Math.max(
-      thunk.generation.logits?.steps.length ?? 0,
-      thunk.generation.rawLogits?.steps.length ?? 0,
-    );
-    const extras = choiceExtras(thunk, plan.logprobs, sentSteps, finish === null ? steps : undefined);
-    sentSteps = finish === null ? Math.max(sentSteps, steps) : Number.POSITIVE_INFINITY;
+    // Processed and raw traces hold the same tokens; either one places them in the text.
+    const steps = (thunk.generation.logits ?? thunk.generation.rawLogits)?.steps ?? [];
+    // Text the filter holds back is not sent yet, and neither are its tokens.
+    const range = finish === null ? aligner.take(steps, pulled - filter.heldLength) : aligner.rest(steps);
+    const extras = choiceExtras(thunk, plan.logprobs, range.from, range.to);
     if (!(await writer.send(plan.chunk(identity, delta, extras, finish)))) return false;
     if (first) metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
     first = false;

@@ -30,14 +30,20 @@ export class ToolCallTextFilter {
     return released;
   }
 
+  /** Characters pushed but not yet released (markup, or text that may still become markup). */
+  get heldLength(): number {
+    return this.#held.length;
+  }
+
   /**
-   * What is left to send at the end: the held text without its calls when the calls were extracted.
-   * Without tools offered nothing is ever held, so this is "".
+   * What is left to send at the end: the held text without its tool-call markup. Markup never becomes
+   * content, also when no call could be extracted from it (a call cut off by max_tokens, a malformed one):
+   * OpenAI clients would show it as the answer. Without tools offered nothing is ever held, so this is "".
    */
-  finish(hasToolCalls: boolean): string {
+  finish(): string {
     const held = this.#held;
     this.#held = "";
-    return hasToolCalls ? stripToolCallMarkup(held) : held;
+    return stripToolCallMarkup(held);
   }
 }
 

@@ -224,18 +224,22 @@ describe("ToolCallTextFilter", () => {
       markup.push(piece),
     );
     expect(sent.join("")).toBe("");
-    expect(markup.finish(true)).toBe("");
+    expect(markup.finish()).toBe("");
     const cutOff = new ToolCallTextFilter(true);
     cutOff.push('<tool_call>{"name":"f","arguments":{}}</tool_call>\n<to');
-    expect(cutOff.finish(true)).toBe("");
+    expect(cutOff.finish()).toBe("");
+    // A call cut off by max_tokens yields no tool call, and its markup is still not content.
+    const unfinished = new ToolCallTextFilter(true);
+    unfinished.push('<tool_call>{"name":"f","argu');
+    expect(unfinished.finish()).toBe("");
     const plain = new ToolCallTextFilter(true);
     expect(plain.push("<")).toBe("");
     expect(plain.push("b>bold")).toBe("<b>bold");
     expect(plain.push(" more")).toBe(" more");
-    expect(plain.finish(false)).toBe("");
+    expect(plain.finish()).toBe("");
     const off = new ToolCallTextFilter(false);
     expect(off.push("<tool_call>")).toBe("<tool_call>");
     // Already sent: nothing may come again at the end, calls or not.
-    expect(off.finish(true)).toBe("");
+    expect(off.finish()).toBe("");
   });
 });

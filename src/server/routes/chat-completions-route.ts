@@ -16,6 +16,7 @@ export function registerChatCompletionsRoute(
   app.post("/v1/chat/completions", async (request, reply) => {
     const body = parseBody(chatCompletionRequestSchema, request.body);
     const generation = chatRequestToGeneration(body, backend instanceof LlamaCppBackend);
+    const toolsOffered = (generation.options.tools?.length ?? 0) > 0;
     const logprobs = {
       topLogprobs: body.logprobs === true ? (body.top_logprobs ?? 0) : null,
       rawLogits: body.tessera_raw_logits_top_k != null,
@@ -27,7 +28,7 @@ export function registerChatCompletionsRoute(
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,
-        toolsOffered: (generation.options.tools?.length ?? 0) > 0,
+        toolsOffered,
         start: async (signal) => {
           const result = await backend.generateFromContext(generation.action, generation.context, {
             ...generation.options,
@@ -35,7 +36,7 @@ export function registerChatCompletionsRoute(
           });
           return result.thunk;
         },
-        body: (identity, thunk) => chatCompletionBody(identity, thunk, logprobs),
+        body: (identity, thunk) => chatCompletionBody(identity, thunk, logprobs, toolsOffered),
         chunk: (identity, delta, extras, finishReason) => {
           const wireDelta: Record<string, unknown> = {};
           if (delta.first) wireDelta.role = "assistant";
