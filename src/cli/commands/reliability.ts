@@ -1,5 +1,5 @@
 // `tessera reliability`: fuzzed models, cancellation soak, stalled consumer and a disconnect storm
-// against `tessera serve`, printing the figures (README "Reliability" table). Exit code 1 when a
+// against `tessera serve`, printing the figures (docs/reliability.md). Exit code 1 when a
 // target is missed, so CI can run a reduced version.
 import { type Command, InvalidArgumentError } from "commander";
 import {
@@ -23,6 +23,7 @@ interface ReliabilityOptions {
   clients: number;
   schedules: number;
   scheduleCase?: number;
+  scheduleFrom: number;
   options: number;
   optionCase?: number;
   seed: number;
@@ -41,6 +42,7 @@ export function registerReliabilityCommand(program: Command): void {
     .option("--stall-seconds <s>", "seconds a stream is left unread", count, 60)
     .option("--clients <n>", "concurrent clients against tessera serve", count, 100)
     .option("--schedules <n>", "schedule-fuzz cases (random consumers, stops, disposals, workers)", count, 0)
+    .option("--schedule-from <i>", "first schedule-fuzz case (a long run in parts)", count, 0)
     .option("--schedule-case <i>", "run schedule-fuzz case i alone (replays a failure)", count)
     .option(
       "--options <n>",
@@ -62,7 +64,7 @@ export function registerReliabilityCommand(program: Command): void {
         stallSeconds: options.stallSeconds,
         stormClients: options.clients,
         schedules: options.scheduleCase !== undefined ? 1 : options.schedules,
-        ...(options.scheduleCase !== undefined && { firstSchedule: options.scheduleCase }),
+        firstSchedule: options.scheduleCase ?? options.scheduleFrom,
         optionCases: options.optionCase !== undefined ? 1 : options.options,
         ...(options.optionCase !== undefined && { firstOptionCase: options.optionCase }),
         runSeed: options.seed,
