@@ -3,13 +3,18 @@
 // here; errors are printed as one clear line unless --verbose is given.
 import { Command } from "commander";
 import { registerCommands } from "./commands/index.js";
-import { reportCliError } from "./report-error.js";
+import { cliMessagePrefix, reportCliError } from "./report-error.js";
 
 const program = new Command()
   .name("tessera")
   .description("Generative programming on local GGUF models")
   .option("--verbose", "print stack traces and llama.cpp logs")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander's usage errors start with "error: "; ours with "tessera: ". One style: ours. Set before the
+  // subcommands are added, which inherit it.
+  .configureOutput({
+    outputError: (text, write) => write(text.replace(/^error: /, cliMessagePrefix)),
+  });
 
 registerCommands(program);
 

@@ -1,5 +1,5 @@
 // Commander argument parsers that reject bad numbers with one clear line (commander prints
-// "error: option '--top-p <p>' argument '2' is invalid. Expected ...").
+// "tessera: option '--top-p <p>' argument '2' is invalid. Expected ...").
 import { InvalidArgumentError } from "commander";
 
 export function integerArgument(minimum: number, maximum = Number.MAX_SAFE_INTEGER) {

@@ -1,11 +1,21 @@
-// One clear line for users; the whole stack only with --verbose.
-export function reportCliError(error: unknown, verbose: boolean): number {
+// Every message of the command starts with `tessera: `: its own errors (here), commander's usage
+// errors (main.ts rewrites commander's `error: ` prefix) and chat's per-turn errors alike.
+import { type CliSurface, cliErrorMessage } from "./cli-error-message.js";
+
+export const cliMessagePrefix = "tessera: ";
+
+/** Writes one `tessera: …` line on stderr. */
+export function writeCliMessage(message: string): void {
+  process.stderr.write(`${cliMessagePrefix}${message}\n`);
+}
+
+/** One clear line for users; the whole stack only with --verbose. Returns the exit code. */
+export function reportCliError(error: unknown, verbose: boolean, surface: CliSurface = "command"): number {
   if (verbose && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);
     if (error.cause) process.stderr.write(`caused by: ${String(error.cause)}\n`);
   } else {
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`tessera: ${message.split("\n")[0]}\n`);
+    writeCliMessage(cliErrorMessage(error, surface));
   }
   return 1;
 }

@@ -80,7 +80,7 @@ describe("tessera inspect", () => {
   it("requires --out", async () => {
     const result = await runCli(["inspect", "x"]);
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toEqual(["error: required option '-o, --out <file>' not specified"]);
+    expect(linesOf(result.stderr)).toEqual(["tessera: required option '-o, --out <file>' not specified"]);
   });
 
   describe("its page in Chromium", () => {

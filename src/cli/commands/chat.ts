@@ -8,6 +8,7 @@ import { ChatContext } from "../../stdlib/contexts/chat-context.js";
 import { addModelFlags, type ModelFlags, modelOptionsFromFlags } from "../model-flags.js";
 import { integerArgument } from "../number-arguments.js";
 import { openBackend } from "../open-model.js";
+import { reportCliError } from "../report-error.js";
 
 interface ChatFlags extends ModelFlags {
   window?: number;
@@ -66,10 +67,8 @@ async function chat(flags: ChatFlags): Promise<void> {
       } catch (error) {
         // A failed turn (too long for the context, interrupted) is reported; the chat goes on without it.
         process.stdout.write("\n");
-        process.stderr.write(
-          `tessera: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}\n`,
-        );
-        if (!interactive) process.exitCode = 1;
+        const code = reportCliError(error, false, "chat");
+        if (!interactive) process.exitCode = code;
       } finally {
         current = null;
       }

@@ -1,7 +1,6 @@
 // `tessera models`: make synthetic GGUF models from presets, and inspect any GGUF file.
-import { statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import {
   defaultModelSeed,
@@ -20,7 +19,10 @@ import {
   writableTensorTypeNamed,
   writableTensorTypes,
 } from "../../gguf/tensor-encoding.js";
+import { InputFileError } from "../errors/input-file-error.js";
+import { OutputWriteError } from "../errors/output-write-error.js";
 import { integerArgument } from "../number-arguments.js";
+import { prepareOutputFolder } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
 
 const megabyte = 1024 * 1024;
@@ -45,7 +47,7 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
   }
   const type = options.type ?? modelPresets[preset].defaultType;
   const path = resolve(options.out ?? join(modelsDirectory(), presetFileName(preset, type, options.seed)));
-  await mkdir(dirname(path), { recursive: true });
+  await prepareOutputFolder(path, "--out");
   // Shown from the first update (delay 0): writing the model is all this command does.
   const bar = delayedProgressBar(
     " {bar} {percentage}% | {written}/{size} MB | {speed} MB/s | ETA {eta_formatted}",
@@ -69,6 +71,10 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
         };
         bar.update(bytesWritten, totalBytes, payload);
       },
+    }).catch((error: unknown) => {
+      // A failed write (disk full, a file system that refuses it) is the output's problem: say so.
+      if (typeof (error as NodeJS.ErrnoException).code === "string") throw new OutputWriteError(path, error);
+      throw error;
     });
     bar.stop();
     const seconds = (performance.now() - started) / 1000;
@@ -186,7 +192,23 @@ function toText(info: GgufFileInfo, path: string): string {
 
 async function info(file: string, options: { json?: boolean }): Promise<void> {
   const path = resolve(file);
-  statSync(path); // a clear ENOENT before anything else
+  // A clear line before anything else, naming the argument rather than the failed system call.
+  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    const problem = error.code === "ENOENT" || error.code === "ENOTDIR" ? "no such file" : error.message;
+    throw new InputFileError(
+      path,
+      problem,
+      "Pass the path of a GGUF file: tessera models info <file>.",
+      error,
+    );
+  });
+  if (!found.isFile()) {
+    throw new InputFileError(
+      path,
+      "it is not a file",
+      "Pass the path of a GGUF file: tessera models info <file>.",
+    );
+  }
   const parsed = await readGgufFile(path);
   process.stdout.write(options.json === true ? `${toJson(parsed, path)}\n` : toText(parsed, path));
 }

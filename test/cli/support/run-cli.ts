@@ -46,3 +46,14 @@ export function runCli(
 export function linesOf(text: string): string[] {
   return text.split("\n").filter((line, index, all) => !(index === all.length - 1 && line === ""));
 }
+
+/**
+ * `stderr` without the notice every command prints once for a random-weight preset (the tiny model
+ * the tests use is one), so a test can assert its own lines.
+ */
+export function withoutNotices(stderr: string): string {
+  return stderr
+    .split("\n")
+    .filter((line) => !line.startsWith("tessera: note: "))
+    .join("\n");
+}
