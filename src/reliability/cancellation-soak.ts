@@ -74,7 +74,9 @@ export async function runCancellationSoak(
     options.http === false
       ? undefined
       : await LlamaCppBackend.create({ model: modelPath, threads: 1, sequences: 2, contextSize: 512 });
-  const server = backend === undefined ? undefined : await startTesseraServer({ backend, port: 0 });
+  // Its clients ask for "tiny"; the backend is named after the model file.
+  const server =
+    backend === undefined ? undefined : await startTesseraServer({ backend, port: 0, aliases: ["tiny"] });
   const kinds = cancellationKinds.filter((kind) => kind !== "http-disconnect" || server !== undefined);
   try {
     const target: CancellationTarget = {

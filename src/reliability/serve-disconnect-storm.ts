@@ -118,7 +118,13 @@ export async function runDisconnectStorm(options: DisconnectStormOptions): Promi
     sequences: 4,
     contextSize: 256,
   });
-  const server = await startTesseraServer({ backend, port: 0, queue: options.queue ?? 48 });
+  // Its clients ask for "tiny"; the backend is named after the model file.
+  const server = await startTesseraServer({
+    backend,
+    port: 0,
+    queue: options.queue ?? 48,
+    aliases: ["tiny"],
+  });
   try {
     const outcomes = await Promise.all(
       Array.from({ length: options.clients }, (_, index) =>

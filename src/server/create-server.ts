@@ -5,6 +5,7 @@ import type { Backend } from "../core/backend.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { UnauthorizedError } from "./errors/unauthorized-error.js";
 import { toErrorResponse } from "./openai-error-response.js";
+import { routeMiss } from "./route-miss.js";
 import { registerChatCompletionsRoute } from "./routes/chat-completions-route.js";
 import { registerCompletionsRoute } from "./routes/completions-route.js";
 import { ServerMetrics } from "./server-metrics.js";
@@ -25,6 +26,11 @@ export interface TesseraServerOptions {
   maxBodyBytes?: number;
   /** Model name listed by /v1/models and echoed in responses (default: the backend's modelId). */
   modelName?: string;
+  /**
+   * Other model names requests may ask for (clients written for OpenAI send "gpt-4o" and the like). Any
+   * other name is answered 404 `model_not_found`, as OpenAI answers it; a request without one is served.
+   */
+  aliases?: readonly string[];
   /** Milliseconds a client has to send its whole request; answered 408 after (default 30 s). */
   requestTimeoutMs?: number;
   /** Fastify request logging (default off). */
@@ -46,22 +52,27 @@ export function createTesseraApp(options: TesseraServerOptions): {
   limiter: ConcurrencyLimiter;
 } {
   const backend = options.backend;
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit: options.maxBodyBytes ?? 16 * 1024 * 1024,
+    bodyLimit: maxBodyBytes,
     // Time to receive a whole request (headers and body); the response, however long, is not limited.
     // Guards against clients that open connections and trickle bytes (slowloris).
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     // close() must not wait for clients that keep connections (or slow streams) open.
     forceCloseConnections: true,
   });
+  // The API takes JSON only: a text/plain body (Fastify parses it by default) gets a 415 that says so,
+  // not a 400 about a string where an object was expected.
+  app.removeContentTypeParser("text/plain");
   const metrics = new ServerMetrics();
   const limiter = new ConcurrencyLimiter(
     options.parallel ?? Math.max(1, backend.capabilities.parallelSequences),
     options.queue ?? 32,
   );
   const modelName = options.modelName ?? backend.modelId;
-  const dependencies = { limiter, metrics, modelName };
+  const servedModels = [...new Set([modelName, ...(options.aliases ?? [])])];
+  const dependencies = { limiter, metrics, modelName, servedModels, limits: { maxBodyBytes } };
 
   app.addHook("onRequest", async (request) => {
     if (options.apiKey === undefined || request.url === "/health") return;
@@ -74,18 +85,12 @@ export function createTesseraApp(options: TesseraServerOptions): {
     metrics.requests.inc({ route: request.routeOptions.url ?? "unknown", status: String(reply.statusCode) });
   });
   app.setErrorHandler(async (error, _request, reply) => {
-    const answer = toErrorResponse(error);
+    const answer = toErrorResponse(error, dependencies.limits);
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   app.setNotFoundHandler(async (request, reply) => {
-    return reply.code(404).send({
-      error: {
-        message: `No route ${request.method} ${request.url}. Try /v1/chat/completions, /v1/completions or /v1/models.`,
-        type: "invalid_request_error",
-        param: null,
-        code: "not_found",
-      },
-    });
+    const answer = routeMiss(app, request.method, request.url);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
 
   app.get("/health", async () => ({
@@ -99,7 +104,7 @@ export function createTesseraApp(options: TesseraServerOptions): {
   });
   app.get("/v1/models", async () => ({
     object: "list",
-    data: [{ id: modelName, object: "model", created: 0, owned_by: "tessera" }],
+    data: servedModels.map((id) => ({ id, object: "model", created: 0, owned_by: "tessera" })),
   }));
   registerChatCompletionsRoute(app, backend, dependencies);
   registerCompletionsRoute(app, backend, dependencies);

@@ -8,6 +8,7 @@ export {
 } from "./create-server.js";
 export { ClientSideToolError } from "./errors/client-side-tool-error.js";
 export { InvalidRequestError } from "./errors/invalid-request-error.js";
+export { ModelNotFoundError } from "./errors/model-not-found-error.js";
 export { ServerBusyError } from "./errors/server-busy-error.js";
 export { UnauthorizedError } from "./errors/unauthorized-error.js";
 export { JsonSchemaTool } from "./json-schema-tool.js";

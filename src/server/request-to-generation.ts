@@ -10,6 +10,7 @@ import { ChatContext } from "../stdlib/contexts/chat-context.js";
 import { InvalidRequestError } from "./errors/invalid-request-error.js";
 import { jsonObjectFormat } from "./json-object-format.js";
 import { JsonSchemaTool } from "./json-schema-tool.js";
+import { mediaAdvice, mediaProblem } from "./media-problem.js";
 import type { ChatCompletionRequest, ChatMessageInput, SamplingRequest } from "./request-schemas.js";
 
 export interface ChatGeneration {
@@ -51,6 +52,13 @@ export function chatRequestToGeneration(
   const messages = request.messages.map((message, index) => toMessage(message, index));
   let context: Context = new ChatContext();
   for (const message of messages.slice(0, -1)) context = context.add(message);
+  if (request.top_logprobs != null && request.logprobs !== true) {
+    // OpenAI refuses this too; answering without logprobs would look like a server that has none.
+    throw new InvalidRequestError(
+      'needs "logprobs": true; set it, or leave top_logprobs out',
+      "top_logprobs",
+    );
+  }
   const modelOptions = samplingToModelOptions(request);
   if (request.logprobs === true) modelOptions.logits = Math.max(1, request.top_logprobs ?? 1);
   if (request.reasoning_effort != null) modelOptions.thinking = request.reasoning_effort;
@@ -93,7 +101,8 @@ function toMessage(input: ChatMessageInput, index: number): Message {
   if (typeof content === "string") texts.push(content);
   else {
     content.forEach((part, partIndex) => {
-      const param = `messages[${index}].content[${partIndex}]`;
+      const partPath = `messages[${index}].content[${partIndex}]`;
+      const param = part.type === "image_url" ? `${partPath}.image_url.url` : `${partPath}.input_audio.data`;
       try {
         if (part.type === "text") texts.push(part.text);
         else if (part.type === "image_url") {
@@ -101,7 +110,9 @@ function toMessage(input: ChatMessageInput, index: number): Message {
           images.push(url.startsWith("data:") ? new ImageBlock(url) : new ImageUrlBlock(url));
         } else audio.push(new AudioBlock(part.input_audio.data, { format: part.input_audio.format }));
       } catch (error) {
-        throw new InvalidRequestError((error as Error).message, param, "invalid_media");
+        const problem = mediaProblem(error);
+        if (problem === null || part.type === "text") throw error;
+        throw new InvalidRequestError(`${problem}. ${mediaAdvice[part.type]}.`, param, "invalid_media");
       }
     });
   }

@@ -4,7 +4,7 @@ import type { ModelOutputThunk } from "../core/model-output-thunk.js";
 import { buildCompletionUsage } from "../messages/openai/completion-usage.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
-import { toErrorResponse } from "./openai-error-response.js";
+import { type ServerLimits, toErrorResponse } from "./openai-error-response.js";
 import {
   choiceExtras,
   finishReason,
@@ -48,6 +48,9 @@ export interface ServeDependencies {
   limiter: ConcurrencyLimiter;
   metrics: ServerMetrics;
   modelName: string;
+  /** The model name and its aliases: what requests may name. */
+  servedModels: readonly string[];
+  limits: ServerLimits;
 }
 
 /**
@@ -108,7 +111,7 @@ export async function serveGeneration(
     }
   } catch (error) {
     if (!reply.sent && !reply.raw.headersSent && !clientGone.signal.aborted) {
-      const answer = toErrorResponse(error);
+      const answer = toErrorResponse(error, dependencies.limits);
       await reply.code(answer.status).headers(answer.headers).send(answer.body);
     }
   } finally {

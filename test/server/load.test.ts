@@ -13,7 +13,7 @@ describe("tessera serve under load", () => {
       queue: 1,
     });
     const pending = Promise.allSettled(
-      [0, 1, 2].map(() => client.chat.completions.create({ model: "m", messages: hello })),
+      [0, 1, 2].map(() => client.chat.completions.create({ model: "scripted-model", messages: hello })),
     );
     // While one runs and one waits, the gauge and /health show the waiting request.
     await expect
@@ -37,7 +37,7 @@ describe("tessera serve under load", () => {
     const { client, backend, server } = await serve(() => ({ text: "word ".repeat(200), delayMs: 10 }));
     const controller = new AbortController();
     const stream = await client.chat.completions.create(
-      { model: "m", messages: hello, stream: true },
+      { model: "scripted-model", messages: hello, stream: true },
       { signal: controller.signal },
     );
     let pieces = 0;

@@ -94,7 +94,11 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
         },
       },
     ];
-    const completion = await client.chat.completions.create({ model: "m", messages: hello, tools });
+    const completion = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: hello,
+      tools,
+    });
     expect(completion.choices[0]!.finish_reason).toBe("tool_calls");
     expect(completion.choices[0]!.message.tool_calls).toEqual([
       { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
@@ -104,7 +108,12 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
     const declared = backend.calls[0]!.options.tools![0]!;
     expect(() => declared.run({})).toThrow(ClientSideToolError);
 
-    const stream = await client.chat.completions.create({ model: "m", messages: hello, tools, stream: true });
+    const stream = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: hello,
+      tools,
+      stream: true,
+    });
     const fragments: unknown[] = [];
     for await (const chunk of stream) fragments.push(...(chunk.choices[0]?.delta.tool_calls ?? []));
     expect(fragments).toEqual([
@@ -120,7 +129,7 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
   it("turns response_format json_schema into a format the backend validates", async () => {
     const { client, backend } = await serve(['{"name":"Ada","age":36}']);
     const completion = await client.chat.completions.create({
-      model: "m",
+      model: "scripted-model",
       messages: hello,
       response_format: {
         type: "json_schema",
@@ -142,9 +151,13 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
 
   it("answers /v1/completions, streamed and not", async () => {
     const { client } = await serve(["continued text", "more words here"]);
-    const completion = await client.completions.create({ model: "m", prompt: "Once upon", max_tokens: 5 });
+    const completion = await client.completions.create({
+      model: "scripted-model",
+      prompt: "Once upon",
+      max_tokens: 5,
+    });
     expect(completion.choices[0]!.text).toBe("continued text");
-    const stream = await client.completions.create({ model: "m", prompt: "Once", stream: true });
+    const stream = await client.completions.create({ model: "scripted-model", prompt: "Once", stream: true });
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.text ?? "";
     expect(text).toBe("more words here");
@@ -155,12 +168,12 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
   it("validates bodies with a 400 that names the field", async () => {
     const { client } = await serve(["unused"]);
     const error = await client.chat.completions
-      .create({ model: "m", messages: hello, temperature: -1 })
+      .create({ model: "scripted-model", messages: hello, temperature: -1 })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("temperature");
     const empty = await client.chat.completions
-      .create({ model: "m", messages: [] })
+      .create({ model: "scripted-model", messages: [] })
       .catch((caught: unknown) => caught);
     expect((empty as InstanceType<typeof OpenAI.BadRequestError>).status).toBe(400);
   });
@@ -191,14 +204,14 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
     expect(wrong.status).toBe(401);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "secret", maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: "m", messages: hello });
+    const completion = await client.chat.completions.create({ model: "scripted-model", messages: hello });
     expect(completion.choices[0]!.message.content).toBe("Hello");
   });
 
   it("reports a context overflow as a 400 before any stream starts", async () => {
     const { client } = await serve([{ text: "", throwOnCall: new ContextOverflowError(9000, 2048, 10) }]);
     const error = await client.chat.completions
-      .create({ model: "m", messages: hello, stream: true })
+      .create({ model: "scripted-model", messages: hello, stream: true })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("context_length_exceeded");
@@ -206,7 +219,11 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
 
   it("sends an error event, not [DONE], when the generation fails mid-stream", async () => {
     const { client } = await serve([{ text: "partial answer", failWith: new Error("decoder exploded") }]);
-    const stream = await client.chat.completions.create({ model: "m", messages: hello, stream: true });
+    const stream = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: hello,
+      stream: true,
+    });
     let text = "";
     const error = await (async () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";

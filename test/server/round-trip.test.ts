@@ -86,7 +86,7 @@ describe("OpenAIBackend through tessera serve", () => {
     const overflow = (await thunk.avalue().catch((caught: unknown) => caught)) as OpenAIHttpError;
     expect(overflow.status).toBe(400);
     expect(overflow.attempts).toBe(1);
-    expect(overflow.message).toContain("Context overflow");
+    expect(overflow.message).toContain("context holds 256 tokens");
 
     await server!.close();
     const busy = await through(

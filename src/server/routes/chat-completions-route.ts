@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import type { Backend } from "../../core/backend.js";
+import { checkRequestedModel } from "../check-requested-model.js";
 import { parseBody } from "../parse-body.js";
 import { chatCompletionRequestSchema } from "../request-schemas.js";
 import { chatRequestToGeneration } from "../request-to-generation.js";
@@ -15,6 +16,7 @@ export function registerChatCompletionsRoute(
 ): void {
   app.post("/v1/chat/completions", async (request, reply) => {
     const body = parseBody(chatCompletionRequestSchema, request.body);
+    checkRequestedModel(body.model, dependencies.servedModels);
     const generation = chatRequestToGeneration(body, backend instanceof LlamaCppBackend);
     const toolsOffered = (generation.options.tools?.length ?? 0) > 0;
     const logprobs = {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Backend } from "../../core/backend.js";
 import { CBlock } from "../../core/cblock.js";
 import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
+import { checkRequestedModel } from "../check-requested-model.js";
 import { parseBody } from "../parse-body.js";
 import { completionRequestSchema } from "../request-schemas.js";
 import { samplingToModelOptions } from "../request-to-generation.js";
@@ -16,6 +17,7 @@ export function registerCompletionsRoute(
 ): void {
   app.post("/v1/completions", async (request, reply) => {
     const body = parseBody(completionRequestSchema, request.body);
+    checkRequestedModel(body.model, dependencies.servedModels);
     const prompt = typeof body.prompt === "string" ? body.prompt : body.prompt[0]!;
     const modelOptions = samplingToModelOptions(body);
     const topLogprobs = body.logprobs != null && body.logprobs > 0 ? body.logprobs : null;

@@ -1,0 +1,167 @@
+// tessera serve refuses what OpenAI refuses, with OpenAI-shaped bodies whose messages speak in request
+// fields (real HTTP on 127.0.0.1; the scripted backend only supplies answers).
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
+import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
+
+closeServersAfterEach();
+
+type ErrorBody = { error: { message: string; type: string; param: string | null; code: string | null } };
+
+async function post(url: string, body: string, contentType = "application/json") {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as ErrorBody };
+}
+
+/** No library API names or framework internals in a message meant for HTTP clients. */
+function expectHttpTerms(body: ErrorBody): void {
+  expect(body.error.message).not.toMatch(/FST_|ImageBlock|fromImage|contextSize|maxTokens|maxNewTokens/);
+  expect(body.error.code ?? "").not.toMatch(/^FST_/);
+}
+
+describe("the model field", () => {
+  it("answers 404 model_not_found for a model the server does not serve", async () => {
+    const { client } = await serve(["unused"]);
+    const error = await client.chat.completions
+      .create({ model: "gpt-4o", messages: hello })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    const notFound = error as InstanceType<typeof OpenAI.NotFoundError>;
+    expect(notFound.code).toBe("model_not_found");
+    expect(notFound.param).toBe("model");
+    expect(notFound.message).toContain("gpt-4o");
+    expect(notFound.message).toContain("scripted-model");
+    const legacy = await client.completions
+      .create({ model: "gpt-3.5-turbo-instruct", prompt: "Once" })
+      .catch((caught: unknown) => caught);
+    expect((legacy as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model_not_found");
+  });
+
+  it("accepts the names the server was given as aliases, and lists them", async () => {
+    const { client } = await serve(["Hi", "Hello"], { aliases: ["gpt-4o", "gpt-4o-mini"] });
+    const completion = await client.chat.completions.create({ model: "gpt-4o", messages: hello });
+    expect(completion.choices[0]!.message.content).toBe("Hi");
+    const again = await client.chat.completions.create({ model: "scripted-model", messages: hello });
+    expect(again.choices[0]!.message.content).toBe("Hello");
+    const models = await client.models.list();
+    expect(models.data.map((model) => model.id)).toEqual(["scripted-model", "gpt-4o", "gpt-4o-mini"]);
+  });
+});
+
+describe("field combinations OpenAI refuses", () => {
+  it("refuses top_logprobs without logprobs", async () => {
+    const { client } = await serve(["unused"]);
+    const error = await client.chat.completions
+      .create({ model: "scripted-model", messages: hello, top_logprobs: 3 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.param).toBe("top_logprobs");
+    expect(bad.message).toMatch(/logprobs/);
+  });
+});
+
+describe("framework refusals", () => {
+  it("says the body is not valid JSON, without Fastify's codes", async () => {
+    const { server } = await serve(["unused"]);
+    const broken = await post(`${server.url}/v1/chat/completions`, "{not json");
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.type).toBe("invalid_request_error");
+    expect(broken.body.error.message).toMatch(/JSON/);
+    expectHttpTerms(broken.body);
+    const empty = await post(`${server.url}/v1/chat/completions`, "");
+    expect(empty.status).toBe(400);
+    expectHttpTerms(empty.body);
+  });
+
+  it("answers 415 naming application/json", async () => {
+    const { server } = await serve(["unused"]);
+    const plain = await post(`${server.url}/v1/chat/completions`, "hello", "text/plain");
+    expect(plain.status).toBe(415);
+    expect(plain.body.error.message).toContain("application/json");
+    expectHttpTerms(plain.body);
+  });
+
+  it("answers 413 with the limit, without Fastify's codes", async () => {
+    const { server } = await serve(["unused"], { maxBodyBytes: 1024 });
+    const huge = await post(
+      `${server.url}/v1/chat/completions`,
+      JSON.stringify({ messages: [{ role: "user", content: "x".repeat(4096) }] }),
+    );
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.message).toContain("1024");
+    expectHttpTerms(huge.body);
+  });
+
+  it("answers a GET on a POST route with 405 and an Allow header", async () => {
+    const { server } = await serve(["unused"]);
+    for (const path of ["/v1/chat/completions", "/v1/completions"]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+      const body = (await response.json()) as ErrorBody;
+      expect(body.error.message).toContain("POST");
+      expect(body.error.message).not.toContain("Try");
+      expectHttpTerms(body);
+    }
+    const models = await fetch(`${server.url}/v1/models`, { method: "POST" });
+    expect(models.status).toBe(405);
+    expect(models.headers.get("allow")).toMatch(/GET/);
+    const unknown = await fetch(`${server.url}/v1/nothing`);
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("messages in request fields", () => {
+  it("names the content part and what to send for a bad image", async () => {
+    const { server } = await serve(["unused"]);
+    const notPng = `data:image/png;base64,${Buffer.from("GIF89a not a png at all, really").toString("base64")}`;
+    const bad = await post(
+      `${server.url}/v1/chat/completions`,
+      JSON.stringify({
+        model: "scripted-model",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is it?" },
+              { type: "image_url", image_url: { url: notPng } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe("messages[0].content[1].image_url.url");
+    expect(bad.body.error.message).toContain("messages[0].content[1].image_url.url");
+    expect(bad.body.error.message).toContain("data:image/png;base64,");
+    expectHttpTerms(bad.body);
+  });
+
+  it("states a context overflow in messages and max_tokens", async () => {
+    const { client } = await serve([{ text: "", throwOnCall: new ContextOverflowError(9000, 2048, 10) }]);
+    const error = await client.chat.completions
+      .create({ model: "scripted-model", messages: hello, max_tokens: 10 })
+      .catch((caught: unknown) => caught);
+    const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.code).toBe("context_length_exceeded");
+    expect(bad.message).toContain("max_tokens");
+    expect(bad.message).toContain("2048");
+    expect(bad.message).not.toMatch(/contextSize|maxTokens/);
+  });
+
+  it("names the request field of a refused sampler option", async () => {
+    const { client } = await serve([
+      { text: "", throwOnCall: new InvalidSamplerOptionError("topP", "a number in (0, 1]", 7) },
+    ]);
+    const error = await client.chat.completions
+      .create({ model: "scripted-model", messages: hello })
+      .catch((caught: unknown) => caught);
+    const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.param).toBe("top_p");
+    expect(bad.message).toContain("top_p");
+    expect(bad.message).not.toContain("topP");
+  });
+});
