@@ -1,7 +1,8 @@
 // Opens the model a command asked for: a file, or a preset generated on first use with a progress bar
 // (the 1B and 8B shapes take a while to write), then the llama.cpp backend on it.
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
-import { resolveModel } from "../gguf/default-model.js";
+import { type PresetGeneration, resolveModel } from "../gguf/default-model.js";
+import { ModelWriteInterruptedError } from "./errors/model-write-interrupted-error.js";
 import { delayedProgressBar } from "./progress-bar.js";
 
 const megabyte = 1024 * 1024;
@@ -14,10 +15,19 @@ export async function resolveModelPath(
   const bar = delayedProgressBar(" writing model {bar} {percentage}% | {written}/{size} MB", {
     enabled: !options.quiet,
   });
+  // Ctrl-C while a preset is written stops the write (which removes the partial file) and says so,
+  // rather than letting the default handler kill the process with the file half written.
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  process.once("SIGINT", onSigint);
+  let generation: PresetGeneration | undefined;
   try {
     // A file or a preset; anything else gets resolveModel's typed error listing the presets.
     return await resolveModel(model ?? "tiny", {
-      onGenerate: ({ preset, type, path }) => {
+      signal: interrupt.signal,
+      onGenerate: (started) => {
+        generation = started;
+        const { preset, type, path } = started;
         if (!options.quiet) process.stderr.write(`tessera: generating ${preset} (${type}) into ${path}\n`);
       },
       onProgress: ({ bytesWritten, totalBytes }) =>
@@ -26,7 +36,13 @@ export async function resolveModelPath(
           size: (totalBytes / megabyte).toFixed(0),
         }),
     });
+  } catch (error) {
+    if (interrupt.signal.aborted && generation !== undefined) {
+      throw new ModelWriteInterruptedError(`${generation.preset} (${generation.type})`);
+    }
+    throw error;
   } finally {
+    process.removeListener("SIGINT", onSigint);
     bar.stop();
   }
 }

@@ -1,9 +1,10 @@
 // Resolves models by file path or preset name, generating presets on first use into the models folder
 // (`<package>/models`, or $TESSERA_MODELS_DIR). A model is written to a temporary file in the same
 // folder and renamed into place, so concurrent first uses (several test workers) never see a partial
-// file; within one process they also share one generation.
+// file; within one process they also share one generation. The temporary name carries the writer's
+// pid, so a file left by a process that is gone (killed mid-write) can be told from one being written.
 import { existsSync, statSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GgufUnknownPresetError } from "./errors/gguf-unknown-preset-error.js";
@@ -82,6 +83,38 @@ export async function generatePresetModel(
   }
 }
 
+// `.tmp-<pid>-<random>-<name>.gguf`, as generatePresetModel names them.
+const temporaryName = /^\.tmp-(\d+)-.+\.gguf$/;
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // signal 0 only checks that the process exists
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const sweptFolders = new Set<string>();
+
+/**
+ * Removes the partial models that processes which no longer run left in `dir` (a kill -9, a crash, a
+ * Ctrl-C before this cleanup existed). Files of live processes stay: they may be being written. Once
+ * per folder and process; returns the names removed.
+ */
+export async function removeStaleTemporaryModels(dir: string): Promise<string[]> {
+  if (sweptFolders.has(dir)) return [];
+  sweptFolders.add(dir);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const stale = names.filter((name) => {
+    const pid = temporaryName.exec(name)?.[1];
+    return pid !== undefined && Number(pid) !== process.pid && !processIsAlive(Number(pid));
+  });
+  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
+  return stale;
+}
+
 const pending = new Map<string, Promise<string>>();
 
 /** What `resolveModel` is about to generate, for a caller that says so (the CLI prints it). */
@@ -97,6 +130,8 @@ export interface ResolveModelOptions {
   /** Called once before a missing preset is written (not when it exists or another call is writing it). */
   readonly onGenerate?: (generation: PresetGeneration) => void;
   readonly onProgress?: (progress: GgufWriteProgress) => void;
+  /** Stops writing a preset (the partial file is removed); the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 async function ensurePreset(
@@ -106,6 +141,7 @@ async function ensurePreset(
   const dir = options.dir ?? modelsDirectory();
   const type = options.type ?? modelPresets[preset].defaultType;
   const path = join(dir, presetFileName(preset, type, options.seed ?? defaultModelSeed));
+  await removeStaleTemporaryModels(dir);
   if (existsSync(path)) return path;
   let generation = pending.get(path);
   if (generation === undefined) {
@@ -153,5 +189,6 @@ export async function resolveModel(fileOrPreset: string, options: ResolveModelOp
     ...(options.dir !== undefined && { dir: options.dir }),
     ...(options.onGenerate && { onGenerate: options.onGenerate }),
     ...(options.onProgress && { onProgress: options.onProgress }),
+    ...(options.signal && { signal: options.signal }),
   });
 }

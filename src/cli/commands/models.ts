@@ -20,6 +20,7 @@ import {
   writableTensorTypes,
 } from "../../gguf/tensor-encoding.js";
 import { InputFileError } from "../errors/input-file-error.js";
+import { ModelWriteInterruptedError } from "../errors/model-write-interrupted-error.js";
 import { OutputWriteError } from "../errors/output-write-error.js";
 import { integerArgument } from "../number-arguments.js";
 import { prepareOutputFolder } from "../output-folder.js";
@@ -55,7 +56,7 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
   );
   const started = performance.now();
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort(new Error("interrupted; the partial file was removed"));
+  const onSignal = (): void => controller.abort(new ModelWriteInterruptedError(`${preset} (${type})`));
   process.once("SIGINT", onSignal);
   try {
     const result = await generatePresetModel(preset, path, {

@@ -9,13 +9,13 @@ export interface CliResult {
 
 export function runCli(
   args: string[],
-  options: { input?: string; timeoutMs?: number } = {},
+  options: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["dist/cli/main.js", ...args], {
       stdio: ["pipe", "pipe", "pipe"],
       // One thread: this machine's two cores are shared with other test processes.
-      env: { ...process.env, NO_COLOR: "1" },
+      env: { ...process.env, NO_COLOR: "1", ...options.env },
     });
     let stdout = "";
     let stderr = "";
