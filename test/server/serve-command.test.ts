@@ -68,6 +68,8 @@ describe("tessera serve", () => {
       model: "tiny",
       messages: [{ role: "user", content: "Hi" }],
       max_tokens: 200,
+      // A fixed seed: this one does not sample the end-of-sequence token within 200 tokens.
+      seed: 1,
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -104,9 +106,72 @@ describe("tessera serve", () => {
       });
       const [code] = await once(second, "exit");
       expect(code).toBe(1);
-      expect(errors).toMatch(/^tessera: .*EADDRINUSE/);
+      // One line in CLI words: the flag to change, not Node's "listen EADDRINUSE".
+      expect(errors).toMatch(/^tessera: .*port.*--port/);
+      expect(errors).not.toContain("EADDRINUSE");
+      expect(errors.trim().split("\n")).toHaveLength(1);
     } finally {
       blocker.close();
+    }
+  });
+});
+
+describe("tessera serve -m … --alias …", () => {
+  it("serves the model under its name and every alias, and 404s any other name", async () => {
+    const aliased = spawn(
+      process.execPath,
+      [
+        "dist/cli/main.js",
+        "serve",
+        "-m",
+        "tiny",
+        "--alias",
+        "gpt-4o",
+        "--alias",
+        "gpt-4o-mini",
+        "--port",
+        "0",
+        "--threads",
+        "1",
+        "--parallel",
+        "1",
+        "--context-size",
+        "128",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      let output = "";
+      let errors = "";
+      aliased.stderr!.on("data", (data: Buffer) => {
+        errors += data.toString();
+      });
+      const url = await new Promise<string>((resolve, reject) => {
+        aliased.stdout!.on("data", (data: Buffer) => {
+          output += data.toString();
+          const match = /at (http:\/\/\S+\/v1)/.exec(output);
+          if (match) resolve(match[1]!);
+        });
+        aliased.on("exit", (code) => reject(new Error(`tessera serve exited with ${code}: ${errors}`)));
+      });
+      const client = new OpenAI({ baseURL: url, apiKey: "none", maxRetries: 0 });
+      const models = await client.models.list();
+      expect(models.data.map((model) => model.id)).toEqual(["tiny", "gpt-4o", "gpt-4o-mini"]);
+      const messages = [{ role: "user" as const, content: "Hi" }];
+      for (const model of ["tiny", "gpt-4o", "gpt-4o-mini"]) {
+        const completion = await client.chat.completions.create({ model, messages, max_tokens: 2 });
+        expect(completion.usage?.completion_tokens).toBe(2);
+      }
+      const refused = await client.chat.completions
+        .create({ model: "gpt-5", messages, max_tokens: 2 })
+        .catch((caught: unknown) => caught);
+      expect(refused).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((refused as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model_not_found");
+    } finally {
+      if (aliased.exitCode === null) {
+        aliased.kill("SIGTERM");
+        await once(aliased, "exit");
+      }
     }
   });
 });

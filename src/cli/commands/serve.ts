@@ -1,5 +1,6 @@
 // `tessera serve`: the OpenAI-compatible server in front of the local llama.cpp backend. Concurrent
 // requests decode as parallel sequences of one context (--parallel); more wait (--queue) or get 503.
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import { startTesseraServer } from "../../server/create-server.js";
@@ -8,6 +9,7 @@ import { resolveModelPath } from "../open-model.js";
 
 interface ServeFlags {
   model?: string;
+  alias: string[];
   host: string;
   port: number;
   apiKey?: string;
@@ -20,10 +22,13 @@ interface ServeFlags {
 
 async function serve(flags: ServeFlags): Promise<void> {
   const path = await resolveModelPath(flags.model);
+  // A preset is served under the name it was asked by ("tiny", "llama-3.2-1b:q4_0"), a file under its
+  // base name (the backend's default).
+  const preset = flags.model === undefined || resolve(path) !== resolve(flags.model);
   const backend = await LlamaCppBackend.create({
     model: path,
     sequences: flags.parallel,
-    ...(flags.model === undefined && { modelId: "tiny" }),
+    ...(preset && { modelId: flags.model ?? "tiny" }),
     ...(flags.threads !== undefined && { threads: flags.threads }),
     ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
   });
@@ -36,6 +41,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       parallel: flags.parallel,
       queue: flags.queue,
       maxBodyBytes: flags.maxBodyBytes,
+      aliases: flags.alias,
       ...(flags.apiKey !== undefined && { apiKey: flags.apiKey }),
     });
   } catch (error) {
@@ -49,7 +55,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   // One line on stdout, so scripts (and tests) can read where the server listens.
   process.stdout.write(
-    `tessera serve: ${backend.modelId} at ${server.url}/v1 (parallel ${flags.parallel}, queue ${flags.queue})\n`,
+    `tessera serve: ${[backend.modelId, ...flags.alias].join(", ")} at ${server.url}/v1 (parallel ${flags.parallel}, queue ${flags.queue})\n`,
   );
   // First signal: finish the running generations (up to 10 s) then close; a second one closes at once.
   await new Promise<void>((resolve) => {
@@ -83,7 +89,13 @@ export function registerServeCommand(program: Command): void {
     .description(
       "Serve a local GGUF model over the OpenAI-compatible API (/v1/chat/completions, /v1/completions)",
     )
-    .option("--model <file|preset>", "a GGUF file or a preset name (default: the tiny test model)")
+    .option("-m, --model <file|preset>", "a GGUF file or a preset name (default: the tiny test model)")
+    .option(
+      "--alias <name>",
+      'another model name requests may send, such as "gpt-4o" (repeatable); others get 404 model_not_found',
+      (name: string, names: string[]) => [...names, name],
+      [] as string[],
+    )
     .option("--host <address>", "interface to bind; anything but loopback needs care", "127.0.0.1")
     .option("--port <n>", "port (0 picks a free one)", integerArgument(0, 65535), 8080)
     .option(
