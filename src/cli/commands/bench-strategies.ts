@@ -17,7 +17,7 @@ interface StrategiesFlags {
   tasks?: string;
   runs?: number;
   maxTokens?: number;
-  n?: number;
+  samples?: number;
   out: string;
   quick?: boolean;
   json?: boolean;
@@ -32,7 +32,7 @@ async function loadTasks(file: string | undefined): Promise<StrategyTask[]> {
 async function strategies(flags: StrategiesFlags): Promise<void> {
   const quick = flags.quick === true;
   const tasks = (await loadTasks(flags.tasks)).slice(0, quick ? 2 : undefined);
-  const n = flags.n ?? (quick ? 2 : 8);
+  const n = flags.samples ?? (quick ? 2 : 8);
   const model = flags.model ?? "tiny";
   const modelPath = await resolveModelPath(model, { quiet: flags.json === true });
   const { LlamaCppBackend } = await import("../../backends/llamacpp/llama-cpp-backend.js");
@@ -86,9 +86,10 @@ export function registerStrategiesBenchCommand(bench: Command): void {
     )
     .option("--runs <n>", "runs per task and strategy (default 3)", integerArgument(1))
     .option("-n, --max-tokens <n>", "most tokens per sample (default 24)", integerArgument(1))
-    .option("--n <n>", "samples of best-of-n and majority voting (default 8)", integerArgument(2, 64))
+    // -n means --max-tokens here as in run and chat; the sample count gets a name of its own.
+    .option("--samples <n>", "samples of best-of-n and majority voting (default 8)", integerArgument(2, 64))
     .option("-o, --out <folder>", "where to write strategies.json, .md and .svg", "benchmarks/results")
-    .option("--quick", "two tasks, one run, n = 2, 8 tokens: a smoke test")
+    .option("--quick", "two tasks, one run, 2 samples, 8 tokens: a smoke test")
     .option("--json", "print the result JSON instead of the tables")
     .showHelpAfterError(false)
     .showSuggestionAfterError(false)
