@@ -114,7 +114,7 @@ export async function runReliability(options: ReliabilityRunOptions): Promise<Re
   };
 }
 
-const megabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+const mebibytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 const seconds = (milliseconds: number): string => `${(milliseconds / 1000).toFixed(1)} s`;
 
 /** True when every figure meets its target (0 crashes, hangs, leaks; memory within 5%). */
@@ -198,13 +198,13 @@ export function formatReliability(figures: ReliabilityFigures): string[] {
     lines.push(
       `cancellation soak: ${soak.cancellations} cancellations ${JSON.stringify(soak.byKind)} in ${seconds(soak.durationMs)}`,
       `  ${soak.aborted} aborted, ${soak.finishedFirst} finished before the abort, ${soak.typedErrors} other typed errors, ${soak.untypedErrors} untyped`,
-      `  RSS ${megabytes(soak.rssAfterWarmupBytes)} after warm-up -> ${megabytes(soak.rssEndBytes)} (${soak.rssChangePercent.toFixed(2)}%); checkpoints ${soak.rssCheckpointsBytes.map((bytes) => (bytes / 1048576).toFixed(0)).join(" ")} MB; threads ${soak.threadsAfterWarmup} -> ${soak.threadsEnd}; idle CPU ${soak.idleCpuMsPerSecond.toFixed(1)} ms/s; running ${soak.runningGenerationsEnd}; server slots held ${soak.serverActiveEnd}; still correct: ${soak.stillGeneratesCorrectly}`,
+      `  RSS ${mebibytes(soak.rssAfterWarmupBytes)} after warm-up -> ${mebibytes(soak.rssEndBytes)} (${soak.rssChangePercent.toFixed(2)}%); checkpoints ${soak.rssCheckpointsBytes.map((bytes) => (bytes / 1048576).toFixed(0)).join(" ")} MiB; threads ${soak.threadsAfterWarmup} -> ${soak.threadsEnd}; idle CPU ${soak.idleCpuMsPerSecond.toFixed(1)} ms/s; running ${soak.runningGenerationsEnd}; server slots held ${soak.serverActiveEnd}; still correct: ${soak.stillGeneratesCorrectly}`,
     );
     for (const sample of soak.errorSamples) lines.push(`  ! ${sample}`);
   }
   if (stall !== null) {
     lines.push(
-      `stalled consumer: ${stall.seconds} s unread; ${stall.tokensDecodedWhileStalled} tokens decoded meanwhile; RSS ${megabytes(stall.rssStartBytes)} -> ${megabytes(stall.rssEndBytes)} (${stall.rssChangePercent.toFixed(2)}%, max ${megabytes(stall.rssMaximumBytes)}); CPU ${stall.cpuMsPerSecond.toFixed(1)} ms/s; threads ${stall.threadsStart} -> ${stall.threadsEnd}; resumed to the end: ${stall.resumedToTheEnd}`,
+      `stalled consumer: ${stall.seconds} s unread; ${stall.tokensDecodedWhileStalled} tokens decoded meanwhile; RSS ${mebibytes(stall.rssStartBytes)} -> ${mebibytes(stall.rssEndBytes)} (${stall.rssChangePercent.toFixed(2)}%, max ${mebibytes(stall.rssMaximumBytes)}); CPU ${stall.cpuMsPerSecond.toFixed(1)} ms/s; threads ${stall.threadsStart} -> ${stall.threadsEnd}; resumed to the end: ${stall.resumedToTheEnd}`,
     );
   }
   if (storm !== null) {
@@ -231,7 +231,7 @@ function formatSchedules(schedules: ScheduleFuzzFigures): string[] {
   const lines = [
     `schedule fuzz: ${schedules.cases} cases from ${schedules.firstCase} (seed ${schedules.runSeed}) ${JSON.stringify(schedules.byKind)} in ${seconds(schedules.durationMs)}, ${schedules.childrenStarted} child processes, ${schedules.dueEvents} due events watched`,
     `  ${schedules.hangs} hangs${caseList(schedules.hangCases)}, ${schedules.crashes} crashes${caseList(schedules.crashCases)}, ${schedules.leakedThreads} leaked threads${caseList(schedules.leakCases)}, ${schedules.unexpectedErrors} untyped errors${caseList(schedules.unexpectedErrorCases)}`,
-    `  RSS growth per child at most ${megabytes(schedules.rssGrowthMaximumBytes)} (${schedules.rssGrowthMaximumPercent.toFixed(1)}%); threads at rest ${schedules.threadsBaseline}`,
+    `  RSS growth per child at most ${mebibytes(schedules.rssGrowthMaximumBytes)} (${schedules.rssGrowthMaximumPercent.toFixed(1)}%); threads at rest ${schedules.threadsBaseline}`,
   ];
   for (const failure of schedules.failures.slice(0, 20)) {
     const replay =

@@ -28,7 +28,7 @@ describe("tessera models", () => {
     const out = join(scratch.path, "made.gguf");
     const { stdout } = await tessera("models", "make", "tiny", "--type", "q4_0", "--seed", "9", "--out", out);
     expect(stdout).toContain(out);
-    expect(stdout).toMatch(/tiny q4_0 seed 9: [\d.]+ MB in [\d.]+ s \([\d.]+ MB\/s\)/);
+    expect(stdout).toMatch(/tiny q4_0 seed 9: [\d.]+ MiB in [\d.]+ s \([\d.]+ MiB\/s\)/);
     const info = await readGgufFile(out);
     expect(info.tensors.find((tensor) => tensor.name === "output.weight")?.type).toBe("Q4_0");
     expect(info.metadataByKey.get("tessera.synthetic.seed")).toEqual({ type: "uint32", value: 9 });

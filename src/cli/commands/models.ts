@@ -26,7 +26,8 @@ import { integerArgument } from "../number-arguments.js";
 import { prepareOutputFolder } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
 
-const megabyte = 1024 * 1024;
+// Sizes are printed in MiB (2^20 bytes), and labelled so.
+const mebibyte = 1024 * 1024;
 
 function parseType(text: string): WritableTensorType {
   const type = writableTensorTypeNamed(text);
@@ -51,7 +52,7 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
   await prepareOutputFolder(path, "--out");
   // Shown from the first update (delay 0): writing the model is all this command does.
   const bar = delayedProgressBar(
-    " {bar} {percentage}% | {written}/{size} MB | {speed} MB/s | ETA {eta_formatted}",
+    " {bar} {percentage}% | {written}/{size} MiB | {speed} MiB/s | ETA {eta_formatted}",
     { delayMs: 0 },
   );
   const started = performance.now();
@@ -66,9 +67,9 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
       onProgress: ({ bytesWritten, totalBytes }) => {
         const seconds = (performance.now() - started) / 1000;
         const payload = {
-          written: (bytesWritten / megabyte).toFixed(1),
-          size: (totalBytes / megabyte).toFixed(1),
-          speed: (bytesWritten / megabyte / Math.max(seconds, 1e-3)).toFixed(1),
+          written: (bytesWritten / mebibyte).toFixed(1),
+          size: (totalBytes / mebibyte).toFixed(1),
+          speed: (bytesWritten / mebibyte / Math.max(seconds, 1e-3)).toFixed(1),
         };
         bar.update(bytesWritten, totalBytes, payload);
       },
@@ -80,8 +81,8 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
     bar.stop();
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(
-      `${path}\n${preset} ${type.toLowerCase()} seed ${options.seed}: ${(result.totalBytes / megabyte).toFixed(1)} MB ` +
-        `in ${seconds.toFixed(1)} s (${(result.totalBytes / megabyte / seconds).toFixed(1)} MB/s)\n`,
+      `${path}\n${preset} ${type.toLowerCase()} seed ${options.seed}: ${(result.totalBytes / mebibyte).toFixed(1)} MiB ` +
+        `in ${seconds.toFixed(1)} s (${(result.totalBytes / mebibyte / seconds).toFixed(1)} MiB/s)\n`,
     );
   } finally {
     bar.stop();
@@ -157,7 +158,7 @@ function toText(info: GgufFileInfo, path: string): string {
   const problems = consistencyProblems(info);
   const lines = [
     `${path}`,
-    `GGUF v${info.version}, ${(info.fileSize / megabyte).toFixed(1)} MB, ${info.metadata.length} key/values, ` +
+    `GGUF v${info.version}, ${(info.fileSize / mebibyte).toFixed(1)} MiB, ${info.metadata.length} key/values, ` +
       `${info.tensors.length} tensors, ${(parameters / 1e6).toFixed(2)} M parameters, alignment ${info.alignment}, ` +
       `data at byte ${info.tensorDataOffset}`,
   ];
