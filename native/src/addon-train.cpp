@@ -12,6 +12,7 @@
 
 #include "addon-logging.h"
 #include "addon-support.h"
+#include "ggml-backend.h"
 #include "ggml-opt.h"
 #include "llama.h"
 
@@ -38,6 +39,7 @@ struct TrainOptions {
   double weightDecay = 0;
   double beta1 = 0.9;
   double beta2 = 0.999;
+  bool clearGradients = true;  // see optimizerParams; false reproduces llama.cpp's own behaviour
 };
 
 enum class ProgressKind { Step, Shard, Validation };
@@ -139,10 +141,11 @@ class TrainWorker : public Napi::AsyncWorker {
   }
 
   // [worker thread] llama_opt_epoch's per-step callback (one optimizer step per datapoint here).
-  static void onStep(bool train, ggml_opt_context_t, ggml_opt_dataset_t, ggml_opt_result_t result, int64_t, int64_t,
+  static void onStep(bool train, ggml_opt_context_t context, ggml_opt_dataset_t, ggml_opt_result_t result, int64_t, int64_t,
                      int64_t) {
     TrainWorker* self = currentWorker;
     if (self == nullptr || !train) return;
+    self->optimizer_ = context;
     self->step_++;
     self->tokensDone_ += self->options_.sequenceLength;
     const auto now = std::chrono::steady_clock::now();
@@ -151,9 +154,25 @@ class TrainWorker : public Napi::AsyncWorker {
     self->report(ProgressKind::Step, result);
   }
 
-  // [worker thread] ggml-opt asks for the optimizer parameters before every optimizer step.
+  // [worker thread] ggml-opt asks for the optimizer parameters before every optimizer step, after the
+  // step's graph is built and before it is computed.
+  //
+  // It is also where the gradients are cleared, which llama.cpp never does: its graphs are not static,
+  // so ggml-opt always accumulates gradients (grad_acc += grad) into persistent tensors, and the reset
+  // that should zero them before a step (ggml_graph_reset(gb_grad) in ggml_opt_alloc, only for
+  // opt_period > 1) runs on a graph pointer that ggml_opt_eval has already set to null. They are zeroed
+  // once, at the first step; after that every AdamW step sees the sum of all gradients so far. That sum
+  // is why training stalled at ~16-19% next-token accuracy and the loss rose again (issue 16). The
+  // accumulators of this step's graph are reachable here (ggml_opt_grad_acc reads gb_opt, which is set
+  // until the compute), and zeroing them leaves exactly this step's gradient after the backward pass.
   static ggml_opt_optimizer_params optimizerParams(void* data) {
     auto* self = static_cast<TrainWorker*>(data);
+    if (self->options_.clearGradients && self->optimizer_ != nullptr) {
+      for (ggml_tensor* parameter : self->parameters_) {
+        ggml_tensor* accumulator = ggml_opt_grad_acc(self->optimizer_, parameter);
+        if (accumulator != nullptr) ggml_backend_tensor_memset(accumulator, 0, 0, ggml_nbytes(accumulator));
+      }
+    }
     ggml_opt_optimizer_params params = ggml_opt_get_default_optimizer_params(nullptr);
     params.adamw.alpha = static_cast<float>(self->learningRateAt(self->step_));
     params.adamw.beta1 = static_cast<float>(self->options_.beta1);
@@ -173,6 +192,8 @@ class TrainWorker : public Napi::AsyncWorker {
     }
     self->summary_.trainedTensors++;
     self->summary_.trainedParameters += ggml_nelements(tensor);
+    // The model's own weight tensors are the parameter nodes of every training graph.
+    self->parameters_.push_back(const_cast<ggml_tensor*>(tensor));
     return true;
   }
 
@@ -415,6 +436,8 @@ class TrainWorker : public Napi::AsyncWorker {
   std::string code_ = "ERR_TRAINING";
   llama_model* model_ = nullptr;      // [worker thread] until the worker is destroyed
   llama_context* context_ = nullptr;  // [worker thread]
+  ggml_opt_context_t optimizer_ = nullptr;  // [worker thread] llama.cpp's, seen in the first step's callback
+  std::vector<ggml_tensor*> parameters_;    // [worker thread] the weights llama_opt_init marked trainable
   // [worker thread] progress counters
   int32_t epoch_ = 0;
   int64_t shard_ = 0;
@@ -474,6 +497,7 @@ Napi::Value TrainModel(const Napi::CallbackInfo& info) {
   options.weightDecay = numberOption(object, "weightDecay", 0);
   options.beta1 = numberOption(object, "beta1", 0.9);
   options.beta2 = numberOption(object, "beta2", 0.999);
+  options.clearGradients = booleanOption(object, "clearGradients", true);
   // ggml's AdamW asserts alpha > 0 (an abort): a schedule must never reach 0 at a step it runs.
   if (!(options.learningRate > 0) || options.minLearningRate < 0 || options.minLearningRate > options.learningRate ||
       options.weightDecay < 0 || options.weightDecay > 1 || options.beta1 < 0 || options.beta1 > 1 ||

@@ -11,7 +11,13 @@ import { GgufUnknownPresetError } from "./errors/gguf-unknown-preset-error.js";
 import type { GgufWriteProgress } from "./gguf-writer.js";
 import { writeGgufFile } from "./gguf-writer.js";
 import { synthesizeLlamaModel } from "./llama-synthesizer.js";
-import { isModelPresetName, type ModelPresetName, modelPresetNames, modelPresets } from "./model-presets.js";
+import {
+  isModelPresetName,
+  type ModelPreset,
+  type ModelPresetName,
+  modelPresetNames,
+  modelPresets,
+} from "./model-presets.js";
 import { type WritableTensorType, writableTensorTypeNamed, writableTensorTypes } from "./tensor-encoding.js";
 import { loadVocabulary } from "./vocabulary.js";
 
@@ -54,7 +60,7 @@ export async function generatePresetModel(
   path: string,
   options: GenerateModelOptions = {},
 ): Promise<GgufWriteProgress> {
-  const definition = modelPresets[preset];
+  const definition: ModelPreset = modelPresets[preset];
   const vocabulary = await loadVocabulary(definition.vocabulary, vocabularyCacheDirectory());
   const type = options.type ?? definition.defaultType;
   const seed = options.seed ?? defaultModelSeed;
@@ -64,6 +70,7 @@ export async function generatePresetModel(
     vocabulary,
     type,
     seed,
+    ...(definition.initialization !== undefined && { initialization: definition.initialization }),
   });
   // Same folder (so the rename is atomic), and a `.tmp-` prefix that .gitignore already covers in models/.
   const temporary = join(

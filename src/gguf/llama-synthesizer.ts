@@ -29,7 +29,11 @@ export interface LlamaModelSpec {
   readonly vocabulary: Vocabulary;
   readonly type: WritableTensorType;
   readonly seed: number;
+  /** How the weights start; "synthetic" (default) or "trainable" (see `initialStandardDeviation`). */
+  readonly initialization?: LlamaInitialization;
 }
+
+export type LlamaInitialization = "synthetic" | "trainable";
 
 export const weightStandardDeviation = 0.02;
 const chunkElements = 1 << 20;
@@ -106,17 +110,47 @@ export function llamaMetadata(spec: LlamaModelSpec): GgufMetadataEntry[] {
   ];
 }
 
+/**
+ * Standard deviation a weight starts from. "synthetic": N(0, 0.02) everywhere, the usual transformer
+ * start, kept for the speed presets (their bytes must not change). "trainable": a start for llama.cpp's
+ * trainer, which never updates three kinds of tensor (measured: zero change after training):
+ * - token_embd.weight: llama_context::opt_init leaves it out ("FIXME");
+ * - attn_k and attn_v: attention reads K and V back from the KV cache, and the copy into the cache
+ *   (GGML_OP_SET_ROWS) has no backward pass, so no gradient reaches them.
+ * They stay random projections for ever. At 0.02 the embeddings are drowned in the residual stream by
+ * the trained layers' outputs, and the model stops seeing which token it is on (it learns the unigram
+ * distribution, ~16% accuracy on the addition task); unit-scale embeddings and K/V projections scaled by
+ * 1/sqrt(width) keep the token's identity and the attention keys informative.
+ */
+export function initialStandardDeviation(
+  name: string,
+  rowLength: number,
+  initialization: LlamaInitialization,
+): number {
+  if (initialization === "synthetic") return weightStandardDeviation;
+  if (name === "token_embd.weight") return 1;
+  if (name.endsWith(".attn_k.weight") || name.endsWith(".attn_v.weight")) return 1 / Math.sqrt(rowLength);
+  return weightStandardDeviation;
+}
+
 function* normData(elementCount: number): Generator<Uint8Array> {
   const ones = new Float32Array(elementCount).fill(1);
   yield new Uint8Array(ones.buffer);
 }
 
-function* randomData(description: GgufTensorDescription, seed: number): Generator<Uint8Array> {
+function* randomData(
+  description: GgufTensorDescription,
+  seed: number,
+  initialization: LlamaInitialization,
+): Generator<Uint8Array> {
   const type = description.type as WritableTensorType;
   const rowLength = description.shape[0]!;
   const rows = description.shape[1] ?? 1;
   const rowsPerChunk = Math.max(1, Math.floor(chunkElements / rowLength));
-  const source = new SeededNormalSource(hashString(description.name, seed), weightStandardDeviation);
+  const source = new SeededNormalSource(
+    hashString(description.name, seed),
+    initialStandardDeviation(description.name, rowLength, initialization),
+  );
   const values = new Float32Array(rowsPerChunk * rowLength);
   const encoded = new Uint8Array(encodedByteLength(type, values.length));
   for (let row = 0; row < rows; row += rowsPerChunk) {
@@ -140,7 +174,9 @@ export function synthesizeLlamaModel(spec: LlamaModelSpec): {
     (description): GgufTensorSource => ({
       ...description,
       data: () =>
-        description.shape.length === 1 ? normData(description.shape[0]!) : randomData(description, spec.seed),
+        description.shape.length === 1
+          ? normData(description.shape[0]!)
+          : randomData(description, spec.seed, spec.initialization ?? "synthetic"),
     }),
   );
   return { metadata: llamaMetadata(spec), tensors };

@@ -1,10 +1,14 @@
 // A tokenizer taken from a vocab GGUF: every `tokenizer.*` key/value, kept with its wire type.
+import { characterVocabulary } from "./character-vocabulary.js";
 import { readGgufFile } from "./gguf-reader.js";
 import type { GgufMetadataEntry } from "./gguf-value.js";
 import { ensureVocabularyFile, type VocabularyName } from "./vocab-bundle.js";
 
+/** A vocabulary of the llama.cpp bundle, or the built-in character vocabulary (character-vocabulary.ts). */
+export type PresetVocabularyName = VocabularyName | "characters";
+
 export interface Vocabulary {
-  readonly name: VocabularyName;
+  readonly name: PresetVocabularyName;
   readonly tokenCount: number;
   /** `tokenizer.ggml.model`: "llama" (SentencePiece) or "gpt2" (byte-level BPE). */
   readonly model: string;
@@ -27,7 +31,8 @@ async function load(name: VocabularyName, cacheDirectory: string): Promise<Vocab
 }
 
 /** Loads (once per process) the named vocabulary, extracting it into `cacheDirectory` if needed. */
-export function loadVocabulary(name: VocabularyName, cacheDirectory: string): Promise<Vocabulary> {
+export function loadVocabulary(name: PresetVocabularyName, cacheDirectory: string): Promise<Vocabulary> {
+  if (name === "characters") return Promise.resolve(characterVocabulary());
   const key = `${cacheDirectory}\0${name}`;
   let vocabulary = loaded.get(key);
   if (vocabulary === undefined) {
