@@ -1,16 +1,44 @@
 // Opens the model a command asked for: a file, or a preset generated on first use with a progress bar
 // (the 1B and 8B shapes take a while to write), then the llama.cpp backend on it.
+
+import { existsSync } from "node:fs";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
 import { type PresetGeneration, resolveModel } from "../gguf/default-model.js";
+import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../gguf/model-presets.js";
 import { ModelWriteInterruptedError } from "./errors/model-write-interrupted-error.js";
 import { delayedProgressBar } from "./progress-bar.js";
 
 const megabyte = 1024 * 1024;
 
+let randomWeightsNoticeShown = false;
+
+/**
+ * Says once, on stderr, that a random-weight preset writes noise, and how to run a real model: a new
+ * user's first `tessera run` uses the tiny preset, and its multilingual gibberish looks like a bug.
+ * A file given by path, or a preset marked as trained, gets no such line.
+ */
+function noticeRandomWeights(model: string): void {
+  if (randomWeightsNoticeShown || existsSync(model)) return;
+  const name = model.split(":")[0] ?? "";
+  if (!isModelPresetName(name) || !presetHasRandomWeights(modelPresets[name])) return;
+  randomWeightsNoticeShown = true;
+  process.stderr.write(
+    `tessera: note: ${name} has random weights (a test and benchmark model), so its output is noise; ` +
+      "to see real text, pass a trained GGUF model with --model path.gguf\n",
+  );
+}
+
+export interface ResolveModelPathOptions {
+  /** No "generating …" line or progress bar (the notice below still goes to stderr). */
+  quiet?: boolean;
+  /** Say that a random-weight preset's output is noise (default true; speed benchmarks turn it off). */
+  randomWeightsNotice?: boolean;
+}
+
 /** The file path for --model (default: the tiny preset), generating a missing preset with a progress bar. */
 export async function resolveModelPath(
   model: string | undefined,
-  options: { quiet?: boolean } = {},
+  options: ResolveModelPathOptions = {},
 ): Promise<string> {
   const bar = delayedProgressBar(" writing model {bar} {percentage}% | {written}/{size} MB", {
     enabled: !options.quiet,
@@ -23,7 +51,7 @@ export async function resolveModelPath(
   let generation: PresetGeneration | undefined;
   try {
     // A file or a preset; anything else gets resolveModel's typed error listing the presets.
-    return await resolveModel(model ?? "tiny", {
+    const path = await resolveModel(model ?? "tiny", {
       signal: interrupt.signal,
       onGenerate: (started) => {
         generation = started;
@@ -36,6 +64,8 @@ export async function resolveModelPath(
           size: (totalBytes / megabyte).toFixed(0),
         }),
     });
+    if (options.randomWeightsNotice ?? true) noticeRandomWeights(model ?? "tiny");
+    return path;
   } catch (error) {
     if (interrupt.signal.aborted && generation !== undefined) {
       throw new ModelWriteInterruptedError(`${generation.preset} (${generation.type})`);

@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findPeerBinary } from "../../src/bench/peer-binaries.js";
-import { linesOf, runCli } from "./support/run-cli.js";
+import { linesOf, runCli, withoutNotices } from "./support/run-cli.js";
 
 describe("tessera bench ttfb --quick", () => {
   it("measures every local row (or says why it is skipped) and writes JSON, markdown and SVG", async () => {
     const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
     const result = await runCli(["bench", "ttfb", "--quick", "--json", "--out", out], { timeoutMs: 180_000 });
-    expect(result.stderr).toBe("");
+    expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json.benchmark).toBe("ttfb");
@@ -56,8 +56,10 @@ describe("tessera bench ttfb --quick", () => {
     const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
     const result = await runCli(["bench", "ttfb", "--quick", "--out", out, "--remote", "ftp://x,model"]);
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toHaveLength(1);
-    expect(result.stderr).toMatch(/^tessera: Invalid remote "ftp:\/\/x,model": only http\(s\) URLs/);
+    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+    expect(withoutNotices(result.stderr)).toMatch(
+      /^tessera: Invalid remote "ftp:\/\/x,model": only http\(s\) URLs/,
+    );
     expect(existsSync(join(out, "ttfb.json"))).toBe(false);
   });
 });
@@ -68,7 +70,7 @@ describe("tessera bench throughput --quick", () => {
     const result = await runCli(["bench", "throughput", "--quick", "--json", "--out", out], {
       timeoutMs: 180_000,
     });
-    expect(result.stderr).toBe("");
+    expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json.settings).toMatchObject({
@@ -101,7 +103,7 @@ describe("tessera bench strategies --quick", () => {
     const result = await runCli(["bench", "strategies", "--quick", "--json", "--out", out], {
       timeoutMs: 180_000,
     });
-    expect(result.stderr).toBe("");
+    expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json.rows.map((row: { strategy: string }) => row.strategy)).toEqual([
@@ -135,8 +137,8 @@ describe("tessera bench strategies --quick", () => {
     writeFileSync(taskFile, "export const tasks = [{ prompt: 'x' }];\n");
     const result = await runCli(["bench", "strategies", "--quick", "--tasks", taskFile, "--out", out]);
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toHaveLength(1);
-    expect(result.stderr).toMatch(
+    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+    expect(withoutNotices(result.stderr)).toMatch(
       /tasks\[0\] needs a string prompt, a string requirement and a verify\(text\) function/,
     );
   });

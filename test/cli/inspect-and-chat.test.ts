@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "./support/chromium.js";
-import { linesOf, runCli } from "./support/run-cli.js";
+import { linesOf, runCli, withoutNotices } from "./support/run-cli.js";
 
 const artifacts = join(process.cwd(), "test-artifacts");
 mkdirSync(artifacts, { recursive: true });
@@ -41,7 +41,7 @@ describe("tessera inspect", () => {
       out,
       "--json",
     ]);
-    expect(result.stderr).toBe("");
+    expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout);
     expect(summary).toMatchObject({ path: out, tokens: 12, model: "tiny" });
@@ -70,7 +70,7 @@ describe("tessera inspect", () => {
       "/nonexistent-folder/page.html",
     ]);
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toEqual([
+    expect(linesOf(withoutNotices(result.stderr))).toEqual([
       expect.stringMatching(
         /^tessera: Cannot write \/nonexistent-folder\/page.html: .*pass another --out\.$/,
       ),
@@ -80,7 +80,9 @@ describe("tessera inspect", () => {
   it("requires --out", async () => {
     const result = await runCli(["inspect", "x"]);
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toEqual(["tessera: required option '-o, --out <file>' not specified"]);
+    expect(linesOf(withoutNotices(result.stderr))).toEqual([
+      "tessera: required option '-o, --out <file>' not specified",
+    ]);
   });
 
   describe("its page in Chromium", () => {
@@ -119,7 +121,7 @@ describe("tessera chat", () => {
     const result = await runCli(["chat", "--threads", "1", "--seed", "1", "--ignore-eos", "-n", "4"], {
       input: "Hello\nHow are you?\n/reset\nHello\n",
     });
-    expect(result.stderr).toBe("");
+    expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     const lines = linesOf(result.stdout);
     expect(lines).toHaveLength(4);
@@ -143,8 +145,8 @@ describe("tessera chat", () => {
       input: `${"word ".repeat(400)}\nHi\n`,
     });
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toHaveLength(1);
-    expect(result.stderr).toMatch(/^tessera: Context overflow/);
+    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+    expect(withoutNotices(result.stderr)).toMatch(/^tessera: Context overflow/);
     expect(linesOf(result.stdout).filter((line) => line.trim() !== "")).toHaveLength(1);
   });
 });

@@ -3,14 +3,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { linesOf, runCli } from "./support/run-cli.js";
+import { linesOf, runCli, withoutNotices } from "./support/run-cli.js";
 
 const common = ["--threads", "1", "--seed", "7", "--ignore-eos"];
 
 describe("tessera run", () => {
   it("streams an answer and exits 0", async () => {
     const result = await runCli(["run", ...common, "-n", "8", "Write a haiku about tokens"]);
-    expect(result.stderr).toBe("");
+    expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout.trim().length).toBeGreaterThan(0);
     expect(result.stdout.endsWith("\n")).toBe(true);
@@ -116,9 +116,9 @@ describe("tessera run errors are one line", () => {
     it(`reports ${name}`, async () => {
       const result = await runCli(args, input === undefined ? {} : { input });
       expect(result.code).toBe(1);
-      expect(linesOf(result.stderr)).toHaveLength(1);
-      expect(result.stderr).toMatch(pattern);
-      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+      expect(withoutNotices(result.stderr)).toMatch(pattern);
+      expect(withoutNotices(result.stderr)).not.toMatch(/\n\s+at /);
     });
   }
 
@@ -128,14 +128,14 @@ describe("tessera run errors are one line", () => {
     writeFileSync(file, "this is not a model file, only some bytes of text");
     const result = await runCli(["run", "--model", file, "x"]);
     expect(result.code).toBe(1);
-    expect(linesOf(result.stderr)).toHaveLength(1);
-    expect(result.stderr).toMatch(/^tessera: /);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+    expect(withoutNotices(result.stderr)).toMatch(/^tessera: /);
+    expect(withoutNotices(result.stderr)).not.toMatch(/\n\s+at /);
   });
 
   it("shows the stack with --verbose", async () => {
     const result = await runCli(["--verbose", "run", "--model", "no-such-model", "x"]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/\n\s+at /);
+    expect(withoutNotices(result.stderr)).toMatch(/\n\s+at /);
   });
 });

@@ -22,7 +22,8 @@ interface ThroughputFlags {
 async function throughput(flags: ThroughputFlags): Promise<void> {
   const quick = flags.quick === true;
   const model = flags.model ?? (quick ? "tiny" : "llama-3.2-1b:q4_0");
-  const modelPath = await resolveModelPath(model, { quiet: flags.json === true });
+  // Speed on random weights is the point here: no "output is noise" notice.
+  const modelPath = await resolveModelPath(model, { quiet: flags.json === true, randomWeightsNotice: false });
   const logitsModes: ThroughputLogits[] = ["off", "top-20", "full"];
   const repetitions = flags.repetitions ?? (quick ? 2 : 3);
   // One progress call per repetition of each tessera mode and of node-llama-cpp, one for llama-bench.
