@@ -71,8 +71,14 @@ async function produce<T>(
   const { stream, thunk, signal } = run;
   const matcher = new StopSequenceMatcher(run.stopSequences);
   // Cancelling the thunk (cancelGeneration, aclose, leaving a for-await) stops native decoding at once,
-  // even while this loop waits for the next batch.
-  const onCancel = () => stream.cancel();
+  // even while this loop waits for the next batch. Usage and the finish reason are known right then:
+  // fill them before the cancel returns, so code after a `break` reads them (the native stream settles
+  // up to a decode step later and then adds its timings).
+  const onCancel = () => {
+    stream.cancel();
+    progress.finishReason = "abort";
+    fillMetadata(run, progress, null);
+  };
   producer.signal.addEventListener("abort", onCancel, { once: true });
   let onAbort: (() => void) | undefined;
   const aborted =

@@ -1,0 +1,40 @@
+// Leaving a `for await` over a thunk early (break) cancels the generation. The thunk's usage and
+// finish reason used to arrive only when the native stream settled, ~200 ms later, so code right
+// after the loop read null. They are set by the time the loop exits.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import { CBlock } from "../../src/core/cblock.js";
+import type { ModelOptions } from "../../src/core/model-options.js";
+import { SimpleContext } from "../../src/stdlib/contexts/simple-context.js";
+
+let backend: LlamaCppBackend;
+beforeAll(async () => {
+  backend = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 512 });
+});
+afterAll(() => backend.dispose());
+
+describe("metadata after break", () => {
+  test("usage and finishReasons are set when the loop exits", async () => {
+    const { thunk } = await backend.generateFromContext(new CBlock("Tell me a story"), new SimpleContext(), {
+      modelOptions: { maxNewTokens: 200, seed: 3, ignoreEos: true } as ModelOptions,
+    });
+    let deltas = 0;
+    for await (const _delta of thunk) if (++deltas === 3) break;
+    expect(thunk.generation.finishReasons).toEqual(["abort"]);
+    expect(thunk.generation.usage).not.toBeNull();
+    expect(thunk.generation.usage!.completionTokens).toBeGreaterThanOrEqual(3);
+    expect(thunk.generation.usage!.totalTokens).toBe(
+      thunk.generation.usage!.promptTokens + thunk.generation.usage!.completionTokens,
+    );
+  });
+
+  test("the same after aclose()", async () => {
+    const { thunk } = await backend.generateFromContext(new CBlock("Tell me a story"), new SimpleContext(), {
+      modelOptions: { maxNewTokens: 200, seed: 3, ignoreEos: true } as ModelOptions,
+    });
+    await thunk.astream();
+    await thunk.aclose();
+    expect(thunk.generation.finishReasons).toEqual(["abort"]);
+    expect(thunk.generation.usage?.completionTokens).toBeGreaterThanOrEqual(1);
+  });
+});
