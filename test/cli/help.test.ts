@@ -7,3 +7,13 @@ describe("the tessera command", () => {
     expect(output).toContain("Usage: tessera");
   });
 });
+
+describe("tessera inspect --help", () => {
+  it("marks -o as required, in the usage line and on the option", () => {
+    const output = execFileSync(process.execPath, ["dist/cli/main.js", "inspect", "--help"], {
+      encoding: "utf8",
+    });
+    expect(output).toMatch(/^Usage: tessera inspect -o <file> \[options\] \[prompt\.\.\.\]$/m);
+    expect(output).toMatch(/-o, --out <file>\s+where to write the HTML page \(required\)/);
+  });
+});

@@ -81,7 +81,9 @@ export function registerInspectCommand(program: Command): void {
     )
     .argument("[prompt...]", "the prompt (read from stdin when omitted)");
   addModelFlags(command, { maxTokens: 64 })
-    .requiredOption("-o, --out <file>", "where to write the HTML page")
+    .requiredOption("-o, --out <file>", "where to write the HTML page (required)")
+    // Commander's generated usage ("[options] [prompt...]") hides that -o must be given.
+    .usage("-o <file> [options] [prompt...]")
     .option("-k, --alternatives <k>", "alternatives kept per token", integerArgument(1, 100), 10)
     .option("--full", "capture the whole vocabulary per token (exact entropy and ranks; larger page)")
     .option("--json", "print the result as one JSON line")
