@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Backend } from "../core/backend.js";
+import { checkRequestedModel } from "./check-requested-model.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { UnauthorizedError } from "./errors/unauthorized-error.js";
 import { toErrorResponse } from "./openai-error-response.js";
@@ -102,10 +103,12 @@ export function createTesseraApp(options: TesseraServerOptions): {
   app.get("/metrics", async (_request, reply) => {
     return reply.header("content-type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  app.get("/v1/models", async () => ({
-    object: "list",
-    data: servedModels.map((id) => ({ id, object: "model", created: 0, owned_by: "tessera" })),
-  }));
+  const modelObject = (id: string) => ({ id, object: "model", created: 0, owned_by: "tessera" });
+  app.get("/v1/models", async () => ({ object: "list", data: servedModels.map(modelObject) }));
+  app.get<{ Params: { model: string } }>("/v1/models/:model", async (request) => {
+    checkRequestedModel(request.params.model, servedModels);
+    return modelObject(request.params.model);
+  });
   registerChatCompletionsRoute(app, backend, dependencies);
   registerCompletionsRoute(app, backend, dependencies);
   return { app, metrics, limiter };

@@ -47,6 +47,9 @@ describe("the model field", () => {
     expect(again.choices[0]!.message.content).toBe("Hello");
     const models = await client.models.list();
     expect(models.data.map((model) => model.id)).toEqual(["scripted-model", "gpt-4o", "gpt-4o-mini"]);
+    expect((await client.models.retrieve("gpt-4o")).id).toBe("gpt-4o");
+    const missing = await client.models.retrieve("gpt-5").catch((caught: unknown) => caught);
+    expect((missing as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model_not_found");
   });
 });
 
