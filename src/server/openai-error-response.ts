@@ -109,11 +109,7 @@ function frameworkRefusal(error: unknown, limits: ServerLimits): ErrorResponse |
   const send = "Send the request body as JSON with the header Content-Type: application/json";
   switch (fastifyError.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
-      return response(
-        400,
-        `The request body is not valid JSON (${String(fastifyError.message)}). ${send}.`,
-        "invalid_request_error",
-      );
+      return response(400, `The request body is not valid JSON. ${send}.`, "invalid_request_error");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return response(400, `The request body is empty. ${send}.`, "invalid_request_error");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
