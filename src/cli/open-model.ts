@@ -8,7 +8,8 @@ import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../gguf
 import { ModelWriteInterruptedError } from "./errors/model-write-interrupted-error.js";
 import { delayedProgressBar } from "./progress-bar.js";
 
-const megabyte = 1024 * 1024;
+// Sizes in MiB (2^20 bytes), labelled so.
+const mebibyte = 1024 * 1024;
 
 let randomWeightsNoticeShown = false;
 
@@ -40,7 +41,7 @@ export async function resolveModelPath(
   model: string | undefined,
   options: ResolveModelPathOptions = {},
 ): Promise<string> {
-  const bar = delayedProgressBar(" writing model {bar} {percentage}% | {written}/{size} MB", {
+  const bar = delayedProgressBar(" writing model {bar} {percentage}% | {written}/{size} MiB", {
     enabled: !options.quiet,
   });
   // Ctrl-C while a preset is written stops the write (which removes the partial file) and says so,
@@ -60,8 +61,8 @@ export async function resolveModelPath(
       },
       onProgress: ({ bytesWritten, totalBytes }) =>
         bar.update(bytesWritten, totalBytes, {
-          written: (bytesWritten / megabyte).toFixed(0),
-          size: (totalBytes / megabyte).toFixed(0),
+          written: (bytesWritten / mebibyte).toFixed(0),
+          size: (totalBytes / mebibyte).toFixed(0),
         }),
     });
     if (options.randomWeightsNotice ?? true) noticeRandomWeights(model ?? "tiny");
