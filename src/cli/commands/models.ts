@@ -19,12 +19,14 @@ import {
   writableTensorTypeNamed,
   writableTensorTypes,
 } from "../../gguf/tensor-encoding.js";
+import { describeTrainingRecord, readTrainingRecord } from "../../training/training-record.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { ModelWriteInterruptedError } from "../errors/model-write-interrupted-error.js";
 import { OutputWriteError } from "../errors/output-write-error.js";
 import { integerArgument } from "../number-arguments.js";
 import { prepareOutputFolder } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
+import { registerModelsTrainCommand } from "./models-train.js";
 
 // Sizes are printed in MiB (2^20 bytes), and labelled so.
 const mebibyte = 1024 * 1024;
@@ -167,6 +169,9 @@ function toText(info: GgufFileInfo, path: string): string {
       problems.length === 0 ? "llama model: consistent" : `llama model: INCONSISTENT: ${problems.join("; ")}`,
     );
   }
+  const training = readTrainingRecord(info.metadataByKey);
+  if (training !== undefined)
+    lines.push(...describeTrainingRecord(training).map((line) => `training: ${line}`));
   lines.push(
     "",
     table([
@@ -242,6 +247,7 @@ export function registerModelsCommand(program: Command): void {
     .argument("<file>", "a GGUF file")
     .option("--json", "machine-readable JSON (full arrays)")
     .action(info);
+  registerModelsTrainCommand(models);
   models
     .command("list")
     .description("list the presets")

@@ -1,0 +1,214 @@
+// `tessera models train`: trains a preset or GGUF on a built-in task or a text file with llama.cpp's
+// own trainer (ggml-opt, through the native addon) and writes a GGUF with its training record.
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type Command, InvalidArgumentError } from "commander";
+import { physicalCoreCount } from "../../backends/llamacpp/native-thread-count.js";
+import { modelsDirectory, resolveModel } from "../../gguf/default-model.js";
+import type { NativeTrainProgress } from "../../training/native-trainer.js";
+import { type LearningRateSchedule, trainModel } from "../../training/train-model.js";
+import type { TrainingCorpus } from "../../training/training-corpus.js";
+import { describeTrainingRecord } from "../../training/training-record.js";
+import { InputFileError } from "../errors/input-file-error.js";
+import { integerArgument, numberArgument } from "../number-arguments.js";
+import { prepareOutputFolder } from "../output-folder.js";
+import { delayedProgressBar } from "../progress-bar.js";
+
+const schedules = ["cosine", "linear", "constant"] as const;
+
+function sequenceLengthArgument(text: string): number {
+  const value = integerArgument(256, 8192)(text);
+  if (value % 256 !== 0) {
+    throw new InvalidArgumentError(
+      "Expected a multiple of 256 (llama.cpp pads every context to 256 and trains on whole contexts).",
+    );
+  }
+  return value;
+}
+
+function scheduleArgument(text: string): LearningRateSchedule {
+  if (!(schedules as readonly string[]).includes(text))
+    throw new InvalidArgumentError(`Expected one of ${schedules.join(", ")}.`);
+  return text as LearningRateSchedule;
+}
+
+interface TrainCommandOptions {
+  corpus: string;
+  out?: string;
+  sequenceLength: number;
+  epochs: number;
+  lr: number;
+  schedule: LearningRateSchedule;
+  warmup: number;
+  validation: number;
+  threads?: number;
+  seed: number;
+  shardSize: number;
+  resume?: string;
+}
+
+function corpusOf(text: string, validationFraction: number): TrainingCorpus {
+  if (text === "addition") return { kind: "addition" };
+  const path = resolve(text);
+  if (!existsSync(path)) {
+    throw new InputFileError(
+      path,
+      "no such file",
+      "Pass --corpus addition (the built-in task) or the path of a text file.",
+    );
+  }
+  return { kind: "text", path, validationFraction };
+}
+
+function percent(value: number): string {
+  return Number.isFinite(value) ? (value * 100).toFixed(1) : "-";
+}
+
+async function train(start: string, options: TrainCommandOptions): Promise<void> {
+  const corpus = corpusOf(options.corpus, options.validation);
+  let startPath: string;
+  if (options.resume !== undefined) {
+    startPath = resolve(options.resume);
+    if (!existsSync(startPath)) {
+      throw new InputFileError(
+        startPath,
+        "no such file",
+        "Pass a checkpoint written by tessera models train to --resume.",
+      );
+    }
+  } else {
+    startPath = await resolveModel(start);
+  }
+  const output = resolve(
+    options.out ?? join(modelsDirectory(), `trained-${start.replace(/[^a-zA-Z0-9_-]+/g, "-")}.gguf`),
+  );
+  await prepareOutputFolder(output, "--out");
+  if (options.resume !== undefined) {
+    process.stderr.write(
+      "Resuming from the checkpoint's weights. llama.cpp cannot save the optimizer's state, so AdamW starts fresh (its moments at zero, the warm-up and schedule run again).\n",
+    );
+  }
+  const bar = delayedProgressBar(
+    " {bar} {percentage}% | step {value}/{total} | loss {loss} | acc {accuracy}% | {speed} tok/s | lr {lr} | ETA {eta_formatted}",
+    { delayMs: 0 },
+  );
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    bar.stop();
+    process.stderr.write(
+      "Stopping at the next shard boundary; the checkpoint will be written (Ctrl-C again to quit without it).\n",
+    );
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  const onProgress = (progress: NativeTrainProgress): void => {
+    if (progress.kind === "validation") {
+      bar.stop();
+      process.stderr.write(
+        `validation after ${progress.step} steps: loss ${progress.loss.toFixed(3)} nats/token ` +
+          `(${(progress.loss / Math.LN2).toFixed(2)} bits), next-token accuracy ${percent(progress.accuracy)}%\n`,
+      );
+      return;
+    }
+    bar.update(progress.step, progress.totalSteps, {
+      loss: Number.isFinite(progress.loss) ? progress.loss.toFixed(3) : "-",
+      accuracy: percent(progress.accuracy),
+      speed: progress.tokensPerSecond.toFixed(0),
+      lr: progress.learningRate.toExponential(1),
+    });
+  };
+  try {
+    const result = await trainModel({
+      start: startPath,
+      startName: options.resume === undefined ? start : startPath,
+      output,
+      corpus,
+      sequenceLength: options.sequenceLength,
+      epochs: options.epochs,
+      learningRate: options.lr,
+      schedule: options.schedule,
+      warmupSteps: options.warmup,
+      threads: options.threads ?? physicalCoreCount(),
+      seed: options.seed,
+      shardSize: options.shardSize,
+      signal: controller.signal,
+      onProgress,
+      onPrepared: ({ trainRows, validationRows, tokens }) =>
+        process.stderr.write(
+          `${tokens} tokens: ${trainRows} training rows, ${validationRows} validation rows\n`,
+        ),
+    });
+    bar.stop();
+    process.stdout.write(
+      `${result.output}\n${describeTrainingRecord(result.record).join("\n")}\n` +
+        `${result.summary.trainedTensors} tensors trained (${(result.summary.trainedParameters / 1e6).toFixed(2)} M parameters) ` +
+        `in ${result.summary.seconds.toFixed(1)} s, ${result.summary.tokensPerSecond.toFixed(0)} tokens/s\n`,
+    );
+  } finally {
+    bar.stop();
+    process.removeListener("SIGINT", onSignal);
+  }
+}
+
+/** Adds `train` under `tessera models`. */
+export function registerModelsTrainCommand(models: Command): void {
+  models
+    .command("train")
+    .description(
+      "train a preset or GGUF with llama.cpp's own trainer (ggml-opt) on a built-in task or a text file, and write a GGUF with its training record",
+    )
+    .argument("<start>", "a preset (e.g. tiny-char) or a GGUF file to start from")
+    .requiredOption(
+      "--corpus <corpus>",
+      '"addition" (2-digit addition, held-out problems disjoint) or a text file',
+    )
+    .option("--out <file>", "where to write the trained model (default: models/trained-<start>.gguf)")
+    .option(
+      "--sequence-length <n>",
+      "tokens per training row, a multiple of 256",
+      sequenceLengthArgument,
+      256,
+    )
+    .option("--epochs <n>", "passes over the corpus", integerArgument(1, 10000), 1)
+    .option(
+      "--lr <rate>",
+      "peak learning rate of AdamW",
+      numberArgument(0, 1, { exclusiveMinimum: true }),
+      1e-3,
+    )
+    .option(
+      "--schedule <schedule>",
+      `learning-rate schedule after the warm-up: ${schedules.join(", ")}`,
+      scheduleArgument,
+      "cosine",
+    )
+    .option("--warmup <steps>", "linear warm-up steps", integerArgument(0), 50)
+    .option(
+      "--validation <fraction>",
+      "share of a text corpus's lines held out for validation",
+      numberArgument(0, 0.5, { exclusiveMinimum: true }),
+      0.05,
+    )
+    .option(
+      "--threads <n>",
+      "CPU threads (default: physical cores); only 1 thread writes the same bytes for the same seed",
+      integerArgument(1, 512),
+    )
+    .option(
+      "--seed <n>",
+      "seed of the row order (and of the task's shuffles)",
+      integerArgument(0, 0xffffffff),
+      1,
+    )
+    .option(
+      "--shard-size <rows>",
+      "rows per shard; Ctrl-C stops at the next shard boundary",
+      integerArgument(1, 1 << 20),
+      32,
+    )
+    .option("--resume <checkpoint>", "continue from a checkpoint's weights (the optimizer starts fresh)")
+    .action(train);
+}

@@ -1,0 +1,214 @@
+// Trains a GGUF with llama.cpp's own trainer (ggml-opt through the native addon) and writes the result
+// with its training record. The corpus is tokenized by the model's own tokenizer (a real llama.cpp
+// load), cut into rows that start at line starts with BOS first, as every prompt does at inference.
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { loadLlamaModel } from "../backends/llamacpp/llama-model.js";
+import { physicalCoreCount } from "../backends/llamacpp/native-thread-count.js";
+import { readGgufFile } from "../gguf/gguf-reader.js";
+import { TrainingError } from "./errors/training-error.js";
+import { type NativeTrainProgress, type NativeTrainSummary, startNativeTraining } from "./native-trainer.js";
+import { lineStarts, tokenRows } from "./token-rows.js";
+import { writeTrainedModel } from "./trained-model-writer.js";
+import { loadCorpusText, type TrainingCorpus } from "./training-corpus.js";
+import { readTrainingRecord, type TrainingRecord, trainingRecordEntries } from "./training-record.js";
+
+export type LearningRateSchedule = "constant" | "linear" | "cosine";
+
+export interface TrainModelOptions {
+  /** The GGUF to start from (a preset resolved to its file, or a checkpoint to resume). */
+  readonly start: string;
+  /** A name for the start in the record (default: the file name). */
+  readonly startName?: string;
+  readonly output: string;
+  readonly corpus: TrainingCorpus;
+  /** Tokens per row, a multiple of 256 (llama.cpp pads every context to 256). Default 256. */
+  readonly sequenceLength?: number;
+  readonly epochs?: number;
+  readonly learningRate?: number;
+  readonly schedule?: LearningRateSchedule;
+  readonly warmupSteps?: number;
+  readonly minLearningRate?: number;
+  readonly weightDecay?: number;
+  /** Default: physical cores. Only 1 thread is guaranteed to write the same bytes for the same seed. */
+  readonly threads?: number;
+  readonly seed?: number;
+  /** Rows per shard: Ctrl-C (the signal) stops at the next shard boundary. Default 32. */
+  readonly shardSize?: number;
+  /** Stops at the next shard boundary; the checkpoint is still written (record says `stopped`). */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: NativeTrainProgress) => void;
+  /** Called once the corpus is cut into rows, before training starts. */
+  readonly onPrepared?: (prepared: { trainRows: number; validationRows: number; tokens: number }) => void;
+}
+
+export interface TrainModelResult {
+  readonly output: string;
+  readonly summary: NativeTrainSummary;
+  readonly record: TrainingRecord;
+}
+
+function tesseraVersion(): string {
+  // src/training/ and dist/training/ both sit two levels below the package root.
+  try {
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: string;
+    };
+    return manifest.version ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+function positiveInteger(name: string, value: number, minimum: number, maximum: number): number {
+  if (!Number.isInteger(value) || value < minimum || value > maximum) {
+    throw new TrainingError(`${name} must be an integer in [${minimum}, ${maximum}], got ${value}`, {
+      option: name,
+    });
+  }
+  return value;
+}
+
+export async function trainModel(options: TrainModelOptions): Promise<TrainModelResult> {
+  const sequenceLength = positiveInteger("sequenceLength", options.sequenceLength ?? 256, 256, 8192);
+  if (sequenceLength % 256 !== 0) {
+    throw new TrainingError(
+      `sequenceLength must be a multiple of 256 (llama.cpp pads every context to 256 and trains on whole contexts), got ${sequenceLength}`,
+      { option: "sequenceLength" },
+    );
+  }
+  const epochs = positiveInteger("epochs", options.epochs ?? 1, 1, 10000);
+  const threads = positiveInteger("threads", options.threads ?? physicalCoreCount(), 1, 512);
+  const seed = positiveInteger("seed", options.seed ?? 1, 0, 0xffffffff);
+  const shardSize = positiveInteger("shardSize", options.shardSize ?? 32, 1, 1 << 20);
+  const warmupSteps = positiveInteger("warmupSteps", options.warmupSteps ?? 50, 0, 1 << 30);
+  const learningRate = options.learningRate ?? 1e-3;
+  if (!(learningRate > 0 && learningRate <= 1)) {
+    throw new TrainingError(`learningRate must be in (0, 1], got ${learningRate}`, {
+      option: "learningRate",
+    });
+  }
+  const schedule = options.schedule ?? "cosine";
+  const previous = readTrainingRecord((await readGgufFile(options.start)).metadataByKey);
+
+  // Tokenize with the model's own tokenizer (a normal, mapped load), then let it go before training.
+  const corpus = await loadCorpusText(options.corpus, epochs, seed);
+  const tokenizer = await loadLlamaModel(options.start);
+  let train: Int32Array;
+  let validation: Int32Array;
+  let tokens = 0;
+  try {
+    const bos = tokenizer.metadata.bos;
+    const newline = tokenizer.tokenize("\n", { addSpecial: false });
+    if (bos < 0 || newline.length !== 1) {
+      throw new TrainingError("the starting model needs a BOS token and a single token for a newline", {
+        option: "start",
+      });
+    }
+    const rowsOf = (text: string): Int32Array => {
+      const stream = tokenizer.tokenize(text, { addSpecial: false });
+      tokens += stream.length;
+      return tokenRows(stream, {
+        sequenceLength,
+        firstToken: bos,
+        starts: lineStarts(stream, newline[0]!),
+        stride: sequenceLength - 32,
+      });
+    };
+    const passes = corpus.trainingPasses.map(rowsOf);
+    train = new Int32Array(passes.reduce((total, rows) => total + rows.length, 0));
+    let offset = 0;
+    for (const rows of passes) {
+      train.set(rows, offset);
+      offset += rows.length;
+    }
+    validation = rowsOf(corpus.validation);
+  } finally {
+    await tokenizer[Symbol.asyncDispose]();
+  }
+  const width = sequenceLength + 1;
+  if (train.length === 0) {
+    throw new TrainingError(
+      `the corpus gives no training row of ${sequenceLength} tokens: use a longer corpus or a shorter sequenceLength`,
+      {
+        option: "corpus",
+      },
+    );
+  }
+  options.onPrepared?.({
+    trainRows: train.length / width,
+    validationRows: validation.length / width,
+    tokens,
+  });
+
+  const scratch = await mkdtemp(join(dirname(options.output), ".tmp-train-"));
+  const trainedPath = join(scratch, "trained.gguf");
+  try {
+    const training = startNativeTraining(
+      {
+        modelPath: options.start,
+        outputPath: trainedPath,
+        sequenceLength,
+        train,
+        validation,
+        shardSize,
+        // Built-in tasks put each epoch's own shuffle in the rows: one native pass over all of them.
+        epochs: corpus.passesInText ? 1 : epochs,
+        threads,
+        seed,
+        validateFirst: true,
+        learningRate,
+        warmupSteps,
+        schedule,
+        ...(options.minLearningRate !== undefined && { minLearningRate: options.minLearningRate }),
+        ...(options.weightDecay !== undefined && { weightDecay: options.weightDecay }),
+      },
+      options.onProgress,
+    );
+    const onAbort = (): void => training.stop();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) training.stop();
+    let summary: NativeTrainSummary;
+    try {
+      summary = await training.promise;
+    } catch (error) {
+      throw new TrainingError(`llama.cpp's trainer failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+    const record: TrainingRecord = {
+      corpus: corpus.description,
+      start: previous === undefined ? (options.startName ?? options.start.split("/").pop()!) : previous.start,
+      steps: summary.steps + (previous?.steps ?? 0),
+      epochs,
+      tokens: summary.steps * sequenceLength + (previous?.tokens ?? 0),
+      sequenceLength,
+      learningRate,
+      schedule,
+      warmupSteps,
+      seed,
+      threads,
+      finalLoss: summary.trainLoss,
+      validationLoss: summary.validationLoss,
+      initialValidationLoss: previous?.initialValidationLoss ?? summary.initialValidationLoss,
+      validationAccuracy: summary.validationAccuracy,
+      stopped: summary.stopped,
+      resumedSteps: previous?.steps ?? 0,
+      tesseraVersion: tesseraVersion(),
+    };
+    await writeTrainedModel({
+      startPath: options.start,
+      trainedPath,
+      outputPath: options.output,
+      name: `${options.output
+        .split("/")
+        .pop()!
+        .replace(/\.gguf$/, "")} (trained by tessera)`,
+      record: trainingRecordEntries(record),
+    });
+    return { output: options.output, summary, record };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,66 @@
+// What a model trains on: a built-in checkable task or a text file. Either way the corpus becomes two
+// token streams (training and validation) cut at line starts into rows for ggml-opt.
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { additionCorpus, additionSplit, defaultAdditionTask } from "./addition-task.js";
+import { TrainingError } from "./errors/training-error.js";
+
+export type TrainingCorpus =
+  | { readonly kind: "addition" }
+  | { readonly kind: "text"; readonly path: string; readonly validationFraction: number };
+
+export interface CorpusText {
+  /** One string per training pass (built-in tasks shuffle each pass anew), or one for a text file. */
+  readonly trainingPasses: readonly string[];
+  readonly validation: string;
+  /** For the training record. */
+  readonly description: string;
+  /** True when each pass is its own text (the native trainer then runs one epoch over all of them). */
+  readonly passesInText: boolean;
+}
+
+export async function loadCorpusText(
+  corpus: TrainingCorpus,
+  epochs: number,
+  seed: number,
+): Promise<CorpusText> {
+  if (corpus.kind === "addition") {
+    const split = additionSplit();
+    const passes = Array.from({ length: epochs }, (_, pass) => additionCorpus(split, 1, seed + pass));
+    const task = defaultAdditionTask;
+    return {
+      trainingPasses: passes,
+      validation: `${split.heldOut.map((item) => `${item.prompt}${item.answer}`).join("\n")}\n`,
+      description:
+        `addition: a+b=c, operands 0-${task.maxOperand}, ${split.training.length} training problems shuffled anew each epoch, ` +
+        `${split.heldOut.length} held out (split seed ${task.seed}) as validation`,
+      passesInText: true,
+    };
+  }
+  let text: string;
+  try {
+    text = await readFile(corpus.path, "utf8");
+  } catch (error) {
+    throw new TrainingError(`cannot read the corpus ${corpus.path}: ${(error as Error).message}`, {
+      option: "corpus",
+      cause: error,
+    });
+  }
+  const lines = text.split("\n");
+  const validationLines = Math.max(1, Math.floor(lines.length * corpus.validationFraction));
+  if (lines.length < 2 * validationLines) {
+    throw new TrainingError(
+      `the corpus ${corpus.path} has ${lines.length} lines, too few for a validation split`,
+      {
+        option: "corpus",
+      },
+    );
+  }
+  const sha256 = createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return {
+    trainingPasses: [`${lines.slice(0, -validationLines).join("\n")}\n`],
+    validation: `${lines.slice(-validationLines).join("\n")}\n`,
+    description: `text file ${corpus.path.split("/").pop()} (sha256 ${sha256}…, ${text.length} characters), last ${validationLines} lines held out`,
+    passesInText: false,
+  };
+}
