@@ -191,6 +191,7 @@ async function streamAnswer(
     // Mid-stream failure: the text that arrived with it, an error event and no [DONE], so clients know
     // the output is incomplete.
     const rest = (thunk.value ?? "").slice(pulled);
+    pulled += rest.length;
     if (rest.length > 0 && !(await sendDelta(rest, null))) return;
     await writer.send(toErrorResponse(error).body);
     writer.end();
