@@ -1,29 +1,46 @@
-import { expect, it } from "vitest";
-import { z } from "zod";
-import { CBlock, ModelToolCall, tool } from "../../src/core/index.js";
-import { ChatContext } from "../../src/stdlib/contexts/index.js";
-import { ScriptedBackend } from "../../src/testing/index.js";
+// The README's examples, run as a reader runs them: each block pasted into a file and started with plain
+// `node` on the Node this machine has (no vitest transform). This file checks that every example of
+// README.md and docs/*.md parses, and runs the core, messages and formatting ones; the other sections'
+// readme-example tests run theirs.
+import { describe, expect, it } from "vitest";
+import {
+  checkMarkdownExampleSyntax,
+  markdownExample,
+  markdownExamples,
+  runMarkdownExample,
+} from "../helpers/markdown-examples.js";
 
-// Keep in step with the "Core" section of README.md.
-it("runs the README example of the core", async () => {
-  const output: string[] = [];
-  const backend = new ScriptedBackend({
-    responses: [{ text: "Hello there!", chunks: ["Hello", " there!"], delayMs: 10 }],
+describe("the README and docs examples", () => {
+  it("all parse with plain node (no `await using`, no TypeScript-only syntax)", async () => {
+    const examples = markdownExamples();
+    expect(examples.length).toBeGreaterThanOrEqual(8);
+    const failures: string[] = [];
+    for (const example of examples) {
+      const result = await checkMarkdownExampleSyntax(example);
+      if (result.code !== 0) {
+        const reason = result.stderr.split("\n").find((line) => /Error/.test(line)) ?? result.stderr;
+        failures.push(`${example.file}:${example.line}: ${reason}`);
+      }
+    }
+    expect(failures).toEqual([]);
   });
-  const { thunk, context } = await backend.generateFromContext(new CBlock("Say hi"), new ChatContext(), {
-    modelOptions: { temperature: 0, maxNewTokens: 32 },
-  });
-  for await (const delta of thunk) output.push(delta); // streams "Hello", " there!"
-  output.push(`${context.asList().length}`); // 2: the action and the thunk
 
-  const add = tool({
-    name: "add",
-    description: "Add two numbers",
-    parameters: z.object({ a: z.number(), b: z.number() }),
-    run: ({ a, b }) => a + b,
+  it("runs the core example", async () => {
+    const result = await runMarkdownExample(markdownExample("new ScriptedBackend("));
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Hello there!2\n5\n");
   });
-  output.push(`${await new ModelToolCall("add", add, '{"a": 2, "b": 3}').callFunc()}`); // 5
 
-  expect(output).toEqual(["Hello", " there!", "2", "5"]);
-  expect(thunk.generation.usage?.completionTokens).toBe(2);
+  it("runs the messages example", async () => {
+    const result = await runMarkdownExample(markdownExample("MessagesHistory.fromOpenAI("));
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+
+  it("runs the formatting example", async () => {
+    const result = await runMarkdownExample(markdownExample("new TemplateFormatter("));
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
 });

@@ -1,13 +1,10 @@
-// The README's "Models (GGUF)" example, minus the 700 MB preset.
-import { describe, expect, it } from "vitest";
-import { readGgufFile, resolveDefaultModel, resolveModel } from "../../src/index.js";
+// The README's "Models (GGUF)" example, as written there, run with plain `node`.
+import { expect, it } from "vitest";
+import { markdownExample, runMarkdownExample } from "../helpers/markdown-examples.js";
 
-describe("the README example", () => {
-  it("resolves and reads the default model", async () => {
-    const tiny = await resolveDefaultModel();
-    expect(await resolveModel(tiny)).toBe(tiny);
-    const info = await readGgufFile(tiny);
-    expect(info.tensors.length).toBe(21);
-    expect(info.metadataByKey.get("llama.block_count")).toEqual({ type: "uint32", value: 2 });
-  });
+it("runs the README example", async () => {
+  const result = await runMarkdownExample(markdownExample("readGgufFile(tiny)"));
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  expect(result.stdout).toBe("21 { type: 'uint32', value: 2 }\n");
 });
