@@ -2,13 +2,14 @@ import type { CBlock } from "./cblock.js";
 import type { Component } from "./component.js";
 import type { ComputedModelOutputThunk } from "./computed-model-output-thunk.js";
 import type { Context } from "./context.js";
+import { SamplingResultIndexError } from "./errors/sampling-result-index-error.js";
 import type { Requirement, ValidationResult } from "./requirement.js";
 
 /** The action behind one sample: what was sent to the backend (repair strategies change it between samples). */
 export type SampleActionType<T = string> = Component<T> | CBlock;
 
 export interface SamplingResultInit<T> {
-  /** Index into sampleGenerations of the chosen output. */
+  /** Index into sampleGenerations of the chosen output; negative counts from the end (-1 is the last). */
   resultIndex: number;
   /** Whether the chosen output passed every requirement. */
   success: boolean;
@@ -36,25 +37,39 @@ export class SamplingResult<T = string> {
     this.sampleValidations = init.sampleValidations ?? [];
     this.sampleActions = init.sampleActions ?? [];
     this.sampleContexts = init.sampleContexts ?? [];
+    // Checked here, as Mellea asserts it, so a strategy's bad choice fails where it is made. A run with no
+    // samples (one aborted before the first finished) is still a valid record; reading its result throws.
+    if (this.sampleGenerations.length > 0) this.#position();
+  }
+
+  /** The position resultIndex points at, negative indices counted from the end as in Python. */
+  #position(): number {
+    const count = this.sampleGenerations.length;
+    const index = this.resultIndex;
+    if (!Number.isInteger(index) || index >= count || index < -count) {
+      throw new SamplingResultIndexError(index, count);
+    }
+    return index < 0 ? count + index : index;
   }
 
   /** The chosen output. */
   get result(): ComputedModelOutputThunk<T> {
-    return this.sampleGenerations[this.resultIndex]!;
+    return this.sampleGenerations[this.#position()]!;
   }
 
   /** The context of the chosen output. */
   get resultCtx(): Context {
-    return this.sampleContexts[this.resultIndex]!;
+    return this.sampleContexts[this.#position()]!;
   }
 
   /** The action that produced the chosen output. */
   get resultAction(): SampleActionType<T> {
-    return this.sampleActions[this.resultIndex]!;
+    return this.sampleActions[this.#position()]!;
   }
 
   /** The validations of the chosen output. */
   get resultValidations(): Array<[Requirement, ValidationResult]> {
-    return this.sampleValidations[this.resultIndex] ?? [];
+    if (this.sampleGenerations.length === 0) return [];
+    return this.sampleValidations[this.#position()] ?? [];
   }
 }

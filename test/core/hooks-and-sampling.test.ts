@@ -6,10 +6,12 @@ import {
   type Context,
   HookRegistry,
   InvalidLoopBudgetError,
+  ModelOutputThunk,
   type Requirement,
   type SampleActionType,
   type SampleRun,
   SamplingResult,
+  SamplingResultIndexError,
   SamplingStrategy,
   ValidationResult,
 } from "../../src/core/index.js";
@@ -179,6 +181,11 @@ describe("SamplingStrategy.sample", () => {
 });
 
 describe("SamplingResult", () => {
+  const generations = ["a", "b", "c"].map((text) =>
+    ComputedModelOutputThunk.from(new ModelOutputThunk(text)),
+  );
+  const contexts = generations.map(() => new ChatContext());
+
   it("normalises missing lists to empty ones", () => {
     const result = new SamplingResult({ resultIndex: 0, success: false, sampleGenerations: null });
     expect(result.sampleGenerations).toEqual([]);
@@ -186,5 +193,42 @@ describe("SamplingResult", () => {
     expect(result.sampleActions).toEqual([]);
     expect(result.sampleContexts).toEqual([]);
     expect(result.resultValidations).toEqual([]);
+  });
+
+  it("accepts a negative index, counted from the end as in Python (MultiTurn's failure choice is -1)", () => {
+    const result = new SamplingResult({
+      resultIndex: -1,
+      success: false,
+      sampleGenerations: generations,
+      sampleContexts: contexts,
+    });
+    expect(result.resultIndex).toBe(-1);
+    expect(result.result.value).toBe("c");
+    expect(result.resultCtx).toBe(contexts[2]);
+    expect(
+      new SamplingResult({ resultIndex: -3, success: false, sampleGenerations: generations }).result.value,
+    ).toBe("a");
+  });
+
+  it.each([3, -4, 1.5, Number.NaN])("refuses index %s with a typed error naming the valid range", (index) => {
+    let caught: unknown = null;
+    try {
+      new SamplingResult({ resultIndex: index, success: false, sampleGenerations: generations });
+    } catch (error) {
+      caught = error;
+    }
+    expect(SamplingResultIndexError.isInstance(caught)).toBe(true);
+    const error = caught as SamplingResultIndexError;
+    expect(error.message).toContain(String(index));
+    expect(error.message).toContain("0..2");
+    expect(error.message).toContain("-3..-1");
+    expect(error.resultIndex).toBe(index);
+    expect(error.sampleCount).toBe(3);
+  });
+
+  it("reading the result of a run with no samples throws the typed error instead of giving undefined", () => {
+    const empty = new SamplingResult({ resultIndex: 0, success: false });
+    expect(() => empty.result).toThrow(SamplingResultIndexError);
+    expect(() => empty.resultCtx).toThrow(/no samples/);
   });
 });

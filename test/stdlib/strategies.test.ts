@@ -331,7 +331,10 @@ describe("MultiTurnStrategy", () => {
       [contains("z")],
     );
     expect(result.success).toBe(false);
-    expect(result.resultIndex).toBe(1);
+    // As in Mellea, the failure choice is -1: the last sample, counted from the end.
+    expect(result.resultIndex).toBe(-1);
     expect(result.result.value).toBe("b");
+    expect(result.resultCtx).toBe(result.sampleContexts[1]);
+    expect(result.resultAction).toBe(result.sampleActions[1]);
   });
 });

@@ -28,7 +28,8 @@ export class MultiTurnStrategy extends BaseSamplingStrategy {
     };
   }
 
-  protected selectFromFailure<T>(history: SamplingHistory<T>): number {
-    return history.length - 1;
+  // -1 as in Mellea: the last sample, counted from the end (SamplingResult accepts negative indices).
+  protected selectFromFailure<T>(_history: SamplingHistory<T>): number {
+    return -1;
   }
 }
