@@ -2,6 +2,7 @@
 // once, then runs each case it is sent (option-fuzz-case.ts) through the public API: loadLlamaModel
 // with the case's options when it has some, createContext, and its generations, reading at most eight
 // tokens of each. An abort in llama.cpp kills only this process; the parent counts it as a crash.
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { LlamaContext, LlamaContextOptions } from "../backends/llamacpp/llama-context.js";
 import {
@@ -63,7 +64,7 @@ async function runCase(
   fuzzCase: OptionFuzzCase,
   sharedModel: LlamaModel,
   modelPath: string,
-): Promise<Omit<OptionFuzzReply, "id" | "milliseconds">> {
+): Promise<Omit<OptionFuzzReply, "id" | "milliseconds" | "peakRssBytes">> {
   const errors = new CaseErrors();
   let stage: OptionFuzzReply["stage"] = "load";
   let ownModel: LlamaModel | undefined;
@@ -89,6 +90,17 @@ async function runCase(
   return { outcome, stage, errors: errors.names, ...(message !== undefined && { message }) };
 }
 
+/** Peak resident memory of this process (Linux VmHWM); the current RSS elsewhere. */
+function peakRssBytes(): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (match) return Number(match[1]) * 1024;
+  } catch {
+    // not Linux
+  }
+  return process.memoryUsage.rss();
+}
+
 async function main(): Promise<void> {
   const runSeed = Number(process.argv[2] ?? "1");
   const modelPath = await resolveDefaultModel();
@@ -104,7 +116,12 @@ async function main(): Promise<void> {
       model,
       modelPath,
     );
-    const reply: OptionFuzzReply = { id: request.id, ...result, milliseconds: performance.now() - started };
+    const reply: OptionFuzzReply = {
+      id: request.id,
+      ...result,
+      milliseconds: performance.now() - started,
+      peakRssBytes: peakRssBytes(),
+    };
     process.stdout.write(`${JSON.stringify(reply)}\n`);
   }
   model.dispose();

@@ -23,6 +23,7 @@ export type OptionFuzzResult =
 
 const stderrKept = 4000;
 const startTimeoutMs = 60_000;
+const startAttempts = 5;
 
 /** The compiled child: next to this file when running from dist, else in dist/ of the package. */
 export function optionFuzzChildScript(): string {
@@ -64,12 +65,12 @@ export class OptionFuzzHarness implements AsyncDisposable {
 
   /** The vocabulary size the child's model reports (cases depend on it); starts a child if none runs. */
   vocabSize(): Promise<number> {
-    return this.#ensureChild();
+    return this.#startChild();
   }
 
   /** Runs case `index`; never rejects for anything the case does. */
   async run(index: number): Promise<OptionFuzzResult> {
-    await this.#ensureChild();
+    await this.#startChild();
     const child = this.#child!;
     const request: OptionFuzzRequest = { id: this.#nextId++, index };
     this.#stderr = "";
@@ -78,6 +79,22 @@ export class OptionFuzzHarness implements AsyncDisposable {
       this.#pending = { id: request.id, started: performance.now(), resolve, timer };
       child.stdin.write(`${JSON.stringify(request)}\n`);
     });
+  }
+
+  /**
+   * Starts a child, retrying a few times: a start fails for a moment while `npm run build` rewrites
+   * dist/ under a long run (seen after 8 minutes of a 2000-case run). A child that never starts is a
+   * harness failure (thrown).
+   */
+  async #startChild(): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#ensureChild();
+      } catch (error) {
+        if (attempt >= startAttempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+      }
+    }
   }
 
   #ensureChild(): Promise<number> {

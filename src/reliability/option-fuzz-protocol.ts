@@ -24,4 +24,6 @@ export interface OptionFuzzReply {
   /** The first untyped error's message (else the first typed one's). */
   readonly message?: string;
   readonly milliseconds: number;
+  /** The child's peak resident memory so far (VmHWM), to find the case that raised it. */
+  readonly peakRssBytes: number;
 }

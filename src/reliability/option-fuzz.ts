@@ -38,6 +38,9 @@ export interface OptionFuzzFigures {
   readonly firstCrashCase: number | null;
   readonly findings: readonly OptionFuzzFinding[];
   readonly childrenStarted: number;
+  /** The highest peak resident memory of a child, and the case during which a child's peak rose most. */
+  readonly peakChildRssBytes: number;
+  readonly largestRiseCase: { readonly index: number; readonly bytes: number } | null;
   readonly durationMs: number;
 }
 
@@ -52,6 +55,9 @@ export async function runOptionFuzz(options: OptionFuzzOptions): Promise<OptionF
   const errorNames: Record<string, number> = {};
   const findings: OptionFuzzFinding[] = [];
   let firstCrashCase: number | null = null;
+  let peakChildRssBytes = 0;
+  let previousPeak = 0;
+  let largestRiseCase: OptionFuzzFigures["largestRiseCase"] = null;
   try {
     const vocabSize = await harness.vocabSize();
     for (let done = 0; done < options.cases; done++) {
@@ -59,6 +65,7 @@ export async function runOptionFuzz(options: OptionFuzzOptions): Promise<OptionF
       const result = await harness.run(index);
       const describe = () => describeOptionFuzzCase(buildOptionFuzzCase(runSeed, index, vocabSize));
       if (!("errors" in result)) {
+        previousPeak = 0; // the next case runs in a fresh child
         if (result.outcome === "crash") counts.crashes++;
         else counts.hangs++;
         if (result.outcome === "crash") firstCrashCase ??= index;
@@ -73,6 +80,11 @@ export async function runOptionFuzz(options: OptionFuzzOptions): Promise<OptionF
         });
       } else {
         for (const name of result.errors) errorNames[name] = (errorNames[name] ?? 0) + 1;
+        peakChildRssBytes = Math.max(peakChildRssBytes, result.peakRssBytes);
+        const rise = result.peakRssBytes - previousPeak;
+        if (previousPeak > 0 && rise > (largestRiseCase?.bytes ?? 0))
+          largestRiseCase = { index, bytes: rise };
+        previousPeak = result.peakRssBytes;
         if (result.outcome === "ok") counts.ok++;
         else if (result.outcome === "typed-error") counts.typedErrors++;
         else {
@@ -98,6 +110,8 @@ export async function runOptionFuzz(options: OptionFuzzOptions): Promise<OptionF
     firstCrashCase,
     findings: findings.slice(0, findingsKept),
     childrenStarted: harness.childrenStarted,
+    peakChildRssBytes,
+    largestRiseCase,
     durationMs: performance.now() - started,
   };
 }
