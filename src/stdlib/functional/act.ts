@@ -13,6 +13,7 @@ import { StreamingWithStrategyError } from "../errors/streaming-with-strategy-er
 import { reqify } from "../requirements/requirement-helpers.js";
 import type { StrategySampleOptions } from "../sampling/base-sampling-strategy.js";
 import { RejectionSamplingStrategy } from "../sampling/rejection-sampling-strategy.js";
+import { enforceContextType } from "./enforce-context-type.js";
 
 export interface ActOptions<T = string> {
   /** How to sample; default none, or RejectionSamplingStrategy with loopBudget 2 when requirements are given. */
@@ -28,6 +29,11 @@ export interface ActOptions<T = string> {
   /** Progress bar on stderr while a strategy samples. */
   showProgress?: boolean;
   labels?: Record<string, string>;
+  /**
+   * Let the returned context (and every sample's context) be of another Context class than `context`.
+   * By default a change throws ContextTypeMismatchError: a chat that became a simple context loses history.
+   */
+  allowContextTypeChange?: boolean;
 }
 
 export interface ActResult<T = string> {
@@ -85,6 +91,7 @@ export async function act<T = string>(
       context,
       generateOptions(options),
     );
+    enforceContextType(context, [nextContext], options.allowContextTypeChange ?? false);
     if (options.awaitResult === false) return { output: thunk, context: nextContext };
     await thunk.avalue();
     return { output: ComputedModelOutputThunk.from(thunk), context: nextContext, samplingResult: null };
@@ -98,6 +105,8 @@ export async function act<T = string>(
     ...(options.tools === undefined ? {} : { tools: options.tools, toolCalls: true }),
   };
   const samplingResult = await strategy.sample(span, context, backend, requirements, sampleOptions);
+  // Every sample's context, not only the chosen one: a strategy that switched types on any attempt is wrong.
+  enforceContextType(context, samplingResult.sampleContexts, options.allowContextTypeChange ?? false);
   const output = samplingResult.result;
   return { output, context: context.add(span).add(output), samplingResult };
 }

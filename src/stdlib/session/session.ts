@@ -20,6 +20,8 @@ export interface SessionOptions {
   strategy?: SamplingStrategy | null;
   /** Close the backend when the session is disposed (true when startSession built it from a name). */
   ownsBackend?: boolean;
+  /** Let calls change the context's class (default false: a change throws ContextTypeMismatchError). */
+  allowContextTypeChange?: boolean;
 }
 
 /**
@@ -31,6 +33,8 @@ export class Session implements AsyncDisposable {
   context: Context;
   readonly modelOptions: ModelOptions;
   readonly strategy: SamplingStrategy | null;
+  /** Whether calls may return a context of another class; a call's own option overrides it. */
+  readonly allowContextTypeChange: boolean;
   readonly #ownsBackend: boolean;
   #disposed = false;
 
@@ -39,6 +43,7 @@ export class Session implements AsyncDisposable {
     this.context = options.context;
     this.modelOptions = options.modelOptions ?? {};
     this.strategy = options.strategy ?? null;
+    this.allowContextTypeChange = options.allowContextTypeChange ?? false;
     this.#ownsBackend = options.ownsBackend ?? false;
   }
 
@@ -111,6 +116,7 @@ export class Session implements AsyncDisposable {
       context: this.context,
       modelOptions: this.modelOptions,
       strategy: this.strategy,
+      allowContextTypeChange: this.allowContextTypeChange,
     });
   }
 
@@ -134,10 +140,15 @@ export class Session implements AsyncDisposable {
     return this.#disposed;
   }
 
-  #withDefaults<Options extends { modelOptions?: ModelOptions; strategy?: SamplingStrategy | null }>(
-    options: Options,
-  ): Options {
+  #withDefaults<
+    Options extends {
+      modelOptions?: ModelOptions;
+      strategy?: SamplingStrategy | null;
+      allowContextTypeChange?: boolean;
+    },
+  >(options: Options): Options {
     return {
+      allowContextTypeChange: this.allowContextTypeChange,
       ...options,
       modelOptions: mergeModelOptions(this.modelOptions, options.modelOptions),
       ...(options.strategy === undefined && this.strategy !== null ? { strategy: this.strategy } : {}),

@@ -50,6 +50,8 @@ export interface StartSessionOptions {
   context?: Context;
   modelOptions?: ModelOptions;
   strategy?: SamplingStrategy | null;
+  /** Let calls change the context's class (default false: a change throws ContextTypeMismatchError). */
+  allowContextTypeChange?: boolean;
 }
 
 /** Start a session: `await using session = await startSession({ backend })`. */
@@ -69,6 +71,9 @@ export async function startSession(options: StartSessionOptions): Promise<Sessio
     context: options.context ?? new ChatContext(),
     ...(options.modelOptions === undefined ? {} : { modelOptions: options.modelOptions }),
     ...(options.strategy === undefined ? {} : { strategy: options.strategy }),
+    ...(options.allowContextTypeChange === undefined
+      ? {}
+      : { allowContextTypeChange: options.allowContextTypeChange }),
     ownsBackend,
   });
 }
