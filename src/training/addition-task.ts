@@ -15,12 +15,22 @@ export interface AdditionProblem {
 export interface AdditionTaskOptions {
   /** Largest operand (inclusive); 99 gives 2-digit addition. */
   readonly maxOperand: number;
+  /**
+   * "padded": operands and answer zero-padded to a fixed width (`07+45=052`), so every digit sits at
+   * the same distance from the `=` in every line; "plain": `7+45=52`.
+   */
+  readonly format: "plain" | "padded";
   /** Problems held out for evaluation. */
   readonly heldOut: number;
   readonly seed: number;
 }
 
-export const defaultAdditionTask: AdditionTaskOptions = { maxOperand: 99, heldOut: 400, seed: 7 };
+export const defaultAdditionTask: AdditionTaskOptions = {
+  maxOperand: 99,
+  format: "padded",
+  heldOut: 400,
+  seed: 7,
+};
 
 /** mulberry32: a small seeded generator whose sequence is the same on every platform. */
 export function seededRandom(seed: number): () => number {
@@ -43,8 +53,17 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return copy;
 }
 
-function problem(left: number, right: number): AdditionProblem {
-  return { left, right, prompt: `${left}+${right}=`, answer: String(left + right) };
+function problem(left: number, right: number, options: AdditionTaskOptions): AdditionProblem {
+  if (options.format === "plain")
+    return { left, right, prompt: `${left}+${right}=`, answer: String(left + right) };
+  const width = String(options.maxOperand).length;
+  const pad = (value: number, digits: number): string => String(value).padStart(digits, "0");
+  return {
+    left,
+    right,
+    prompt: `${pad(left, width)}+${pad(right, width)}=`,
+    answer: pad(left + right, String(2 * options.maxOperand).length),
+  };
 }
 
 export interface AdditionSplit {
@@ -56,7 +75,7 @@ export interface AdditionSplit {
 export function additionSplit(options: AdditionTaskOptions = defaultAdditionTask): AdditionSplit {
   const pairs: AdditionProblem[] = [];
   for (let left = 0; left <= options.maxOperand; left++) {
-    for (let right = 0; right <= options.maxOperand; right++) pairs.push(problem(left, right));
+    for (let right = 0; right <= options.maxOperand; right++) pairs.push(problem(left, right, options));
   }
   const order = shuffled(pairs, seededRandom(options.seed));
   const split = { heldOut: order.slice(0, options.heldOut), training: order.slice(options.heldOut) };

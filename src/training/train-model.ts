@@ -206,6 +206,7 @@ export async function trainModel(options: TrainModelOptions): Promise<TrainModel
         .pop()!
         .replace(/\.gguf$/, "")} (trained by tessera)`,
       record: trainingRecordEntries(record),
+      ...(corpus.chatTemplate !== undefined && { chatTemplate: corpus.chatTemplate }),
     });
     return { output: options.output, summary, record };
   } finally {

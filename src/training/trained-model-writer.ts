@@ -37,6 +37,7 @@ export async function writeTrainedModel(options: {
   outputPath: string;
   name: string;
   record: readonly GgufMetadataEntry[];
+  chatTemplate?: string;
 }): Promise<void> {
   const start = await readGgufFile(options.startPath);
   const trained = await readGgufFile(options.trainedPath);

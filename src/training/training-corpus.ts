@@ -17,7 +17,16 @@ export interface CorpusText {
   readonly description: string;
   /** True when each pass is its own text (the native trainer then runs one epoch over all of them). */
   readonly passesInText: boolean;
+  /** A chat template that renders prompts the way the corpus reads (replaces the start's), if any. */
+  readonly chatTemplate?: string;
 }
+
+/**
+ * For a task model: the conversation becomes the raw task prompt (BOS, then the user messages' text),
+ * so a chat-shaped caller (the strategy benchmark, the server) prompts it exactly as it was trained.
+ */
+export const rawPromptChatTemplate =
+  "{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ message['content'] }}{% endif %}{% endfor %}";
 
 export async function loadCorpusText(
   corpus: TrainingCorpus,
@@ -35,6 +44,7 @@ export async function loadCorpusText(
         `addition: a+b=c, operands 0-${task.maxOperand}, ${split.training.length} training problems shuffled anew each epoch, ` +
         `${split.heldOut.length} held out (split seed ${task.seed}) as validation`,
       passesInText: true,
+      chatTemplate: rawPromptChatTemplate,
     };
   }
   let text: string;
