@@ -1,12 +1,13 @@
 // The inspector page in a real headless Chromium: every token rendered, the raw/processed switch
 // recolours them, a click shows the alternatives, nothing is fetched from the network.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildInspectorReport, renderInspectorPage } from "../../src/cli/inspector/index.js";
 import { sampleTraces } from "./fixtures/sample-traces.js";
 import { launchChromium } from "./support/chromium.js";
+import { runCli } from "./support/run-cli.js";
 
 const artifacts = join(process.cwd(), "test-artifacts");
 
@@ -30,6 +31,14 @@ async function openPage(browser: Browser, html: string, name: string) {
 
 // The test's tsconfig has no DOM library; this is the one browser global the page checks need.
 type BrowserWindow = { getComputedStyle(element: unknown): { backgroundColor: string } };
+type BorderWindow = {
+  getComputedStyle(element: unknown): {
+    backgroundColor: string;
+    borderRightWidth: string;
+    borderRightColor: string;
+    borderRightStyle: string;
+  };
+};
 
 const backgrounds = (page: Page) =>
   page.$$eval(".output .token", (elements) =>
@@ -98,6 +107,91 @@ describe("the inspector page in Chromium", () => {
     expect(requests).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  describe("a page from the real command explains itself", () => {
+    // `tessera inspect` on the tiny model with top-k 3 and 5 alternatives: processed keeps 3 tokens.
+    let page: Page;
+    let problems: string[];
+    beforeAll(async () => {
+      mkdirSync(artifacts, { recursive: true });
+      const out = join(artifacts, "inspector-cli.html");
+      const result = await runCli([
+        "inspect",
+        ...["--threads", "1", "-n", "8", "-t", "0.8", "--top-k", "3", "-k", "5", "--seed", "1"],
+        ...["-o", out, "Tell me about cats"],
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      const opened = await openPage(browser, readFileSync(out, "utf8"), "inspector-cli");
+      page = opened.page;
+      problems = opened.problems;
+    });
+    afterAll(() => page?.close());
+
+    it("shows a hint in the details panel on load", async () => {
+      await page.screenshot({ path: join(artifacts, "inspector-cli-load.png"), fullPage: true });
+      expect(await page.isVisible("#details .hint")).toBe(true);
+      expect(await page.textContent("#details .hint")).toMatch(/^Click a token/);
+    });
+
+    it("defines raw and processed, naming the sampler chain used", async () => {
+      const legend = (await page.textContent("#view-legend"))!.replace(/\s+/g, " ");
+      expect(legend).toMatch(/Raw: the model's own probabilities/);
+      expect(legend).toMatch(
+        /Processed: after the sampler chain top-k 3 → temperature 0\.8 → random draw \(seed 1\)/,
+      );
+    });
+
+    it("draws a visible boundary around every token", async () => {
+      const borders = await page.$$eval(".output .token", (elements) =>
+        elements.map((element) => {
+          const style = (globalThis as unknown as BorderWindow).getComputedStyle(element);
+          return {
+            width: style.borderRightWidth,
+            colour: style.borderRightColor,
+            style: style.borderRightStyle,
+          };
+        }),
+      );
+      expect(borders.length).toBe(8);
+      for (const border of borders) {
+        expect(Number.parseFloat(border.width)).toBeGreaterThanOrEqual(1);
+        expect(border.style).toBe("solid");
+        expect(border.colour).not.toMatch(/rgba\(.*, 0\)|transparent/);
+      }
+    });
+
+    it("labels the colour scale with probabilities, and p = 0.05 is not green", async () => {
+      const ticks = await page.$$eval("#scale .tick", (elements) =>
+        elements.map((element) => ({
+          label: element.textContent,
+          colour: (globalThis as unknown as BorderWindow).getComputedStyle(element.querySelector(".swatch")!)
+            .backgroundColor,
+        })),
+      );
+      expect(ticks.map((tick) => tick.label)).toEqual(["0.0001", "0.001", "0.01", "0.05", "0.1", "0.5", "1"]);
+      const [red, green, blue] = ticks[3]!.colour.match(/\d+/g)!.map(Number) as [number, number, number];
+      // Not green: green must not dominate red (an orange or amber has red ≥ green).
+      expect(red).toBeGreaterThanOrEqual(green);
+      expect(blue).toBeLessThan(green);
+      const [firstRed, firstGreen] = ticks[0]!.colour.match(/\d+/g)!.map(Number) as [number, number];
+      const [lastRed, lastGreen] = ticks[6]!.colour.match(/\d+/g)!.map(Number) as [number, number];
+      expect(firstRed).toBeGreaterThan(firstGreen);
+      expect(lastGreen).toBeGreaterThan(lastRed);
+    });
+
+    it("says cut for an alternative the sampler removed", async () => {
+      await page.click('.output .token[data-index="0"]');
+      await page.screenshot({ path: join(artifacts, "inspector-cli-clicked.png"), fullPage: true });
+      const rows = await page.$$eval("#alternatives tr", (elements) =>
+        elements.slice(1).map((row) => [...row.children].map((cell) => cell.textContent)),
+      );
+      // 5 raw alternatives, of which top-k 3 kept 3: the other 2 are cut in the processed column.
+      expect(rows.length).toBeGreaterThanOrEqual(5);
+      expect(rows.filter((cells) => cells[3] === "cut").length).toBeGreaterThanOrEqual(2);
+      expect(rows.some((cells) => cells[3] === "—")).toBe(false);
+      expect(problems).toEqual([]);
+    });
   });
 
   it("works with only raw logits (the processed switch is disabled)", async () => {

@@ -9,6 +9,7 @@ import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import { OutputWriteError } from "../errors/output-write-error.js";
 import { buildInspectorReport } from "../inspector/inspector-report.js";
 import { renderInspectorPage } from "../inspector/render-inspector-page.js";
+import { describeSamplerChain } from "../inspector/sampler-chain.js";
 import { addModelFlags, describeSampler, type ModelFlags, modelOptionsFromFlags } from "../model-flags.js";
 import { integerArgument } from "../number-arguments.js";
 import { openBackend } from "../open-model.js";
@@ -54,6 +55,7 @@ async function inspect(promptWords: string[], flags: InspectFlags): Promise<void
       processed: thunk.generation.logits,
       raw: thunk.generation.rawLogits,
       settings: { ...describeSampler(flags), finish: thunk.generation.finishReasons?.[0] ?? "?" },
+      samplerChain: describeSamplerChain(modelOptionsFromFlags(flags)),
       tokenText: (token) => new TextDecoder().decode(backend.model.tokenToPiece(token, { special: true })),
     });
     await writeFile(path, renderInspectorPage(report)).catch((error: unknown) => {

@@ -4,7 +4,11 @@
 import type { LogitsStep, LogitsTrace } from "../../core/logits-trace.js";
 import { InspectorTraceMismatchError } from "./errors/inspector-trace-mismatch-error.js";
 
-/** One alternative as the page shows it; `logprob` null means the token was cut (-Infinity). */
+/**
+ * One alternative as the page shows it; `logprob` null means the token was cut (-Infinity). A
+ * distribution also lists, as cut, the other distribution's alternatives that its sampler removed
+ * (when that is known: the survivors were fewer than the alternatives captured, or the vector is full).
+ */
 export interface InspectorAlternative {
   token: number | null;
   text: string;
@@ -37,6 +41,8 @@ export interface InspectorReport {
   prompt: string;
   /** Sampler settings as the user gave them, shown verbatim. */
   settings: Record<string, string | number | boolean>;
+  /** The processing samplers and the selector, in the order they ran ("top-k 40 → temperature 0.8 → …"). */
+  samplerChain: string | null;
   generatedAt: string;
   topK: number | null;
   tokens: InspectorToken[];
@@ -48,6 +54,7 @@ export interface InspectorReportInput {
   processed: LogitsTrace | null;
   raw: LogitsTrace | null;
   settings?: Record<string, string | number | boolean>;
+  samplerChain?: string;
   title?: string;
   /** Text of a token id, for alternatives known only by id (full vectors). */
   tokenText?: (token: number) => string;
@@ -77,16 +84,20 @@ function entropyFromLogprobs(logprobs: Iterable<number>): { bits: number; mass: 
   return { bits: nats / log2, mass };
 }
 
+function fullLogSumExp(full: Float32Array): number {
+  let maximum = -Infinity;
+  for (const value of full) if (value > maximum) maximum = value;
+  let sum = 0;
+  for (const value of full) if (Number.isFinite(value)) sum += Math.exp(value - maximum);
+  return maximum + Math.log(sum);
+}
+
 function fromFullVector(
   step: LogitsStep,
   full: Float32Array,
   tokenText?: (token: number) => string,
 ): InspectorDistribution {
-  let maximum = -Infinity;
-  for (const value of full) if (value > maximum) maximum = value;
-  let sum = 0;
-  for (const value of full) if (Number.isFinite(value)) sum += Math.exp(value - maximum);
-  const logSumExp = step.logSumExp ?? maximum + Math.log(sum);
+  const logSumExp = step.logSumExp ?? fullLogSumExp(full);
   const logprobOf = (value: number) => value - logSumExp;
   let nats = 0;
   for (const value of full) {
@@ -190,6 +201,37 @@ function distributionOf(
     : fromTopK(step, trace?.vocabSize ?? null);
 }
 
+const keyOf = (alternative: InspectorAlternative) =>
+  alternative.token !== null ? `id:${alternative.token}` : `text:${alternative.text}`;
+
+/**
+ * Adds to `distribution` the alternatives of `other` it does not list, where their fate in it is known:
+ * with a full vector, their value (cut when -Infinity); with top-k, cut when the survivors were fewer
+ * than the alternatives captured (top-k 3 with 5 captured keeps 3: everything else was removed).
+ * Otherwise they stay unknown: below the captured top-k, not necessarily cut.
+ */
+function addKnownAlternatives(
+  distribution: InspectorDistribution | null,
+  step: LogitsStep | undefined,
+  trace: LogitsTrace | null,
+  other: InspectorDistribution | null,
+): void {
+  if (distribution === null || step === undefined || trace === null || other === null) return;
+  const listed = new Set(distribution.top.map(keyOf));
+  const survivorsAllListed =
+    (trace.topK !== null && step.top.length < trace.topK) ||
+    step.top.some((alternative) => !Number.isFinite(alternative.logprob));
+  const logSumExp = step.full === undefined ? null : (step.logSumExp ?? fullLogSumExp(step.full));
+  for (const alternative of other.top) {
+    if (listed.has(keyOf(alternative))) continue;
+    if (step.full !== undefined && alternative.token !== null && logSumExp !== null) {
+      const value = step.full[alternative.token];
+      if (value === undefined) continue;
+      distribution.top.push({ ...alternative, logprob: finiteOrNull(value - logSumExp) });
+    } else if (survivorsAllListed) distribution.top.push({ ...alternative, logprob: null });
+  }
+}
+
 /** Joins the raw and processed traces of one generation into the page's data. */
 export function buildInspectorReport(input: InspectorReportInput): InspectorReport {
   const { processed, raw } = input;
@@ -210,12 +252,15 @@ export function buildInspectorReport(input: InspectorReportInput): InspectorRepo
         `step ${index} chose token ${processedStep.token} in the processed trace but ${rawStep.token} in the raw one`,
       );
     }
+    const processedDistribution = distributionOf(processedStep, processed, input.tokenText);
+    const rawDistribution = distributionOf(rawStep, raw, input.tokenText);
+    addKnownAlternatives(processedDistribution, processedStep, processed, rawDistribution);
     return {
       index,
       token: step.token,
       text: step.text,
-      processed: distributionOf(processedStep, processed, input.tokenText),
-      raw: distributionOf(rawStep, raw, input.tokenText),
+      processed: processedDistribution,
+      raw: rawDistribution,
     };
   });
   return {
@@ -223,6 +268,7 @@ export function buildInspectorReport(input: InspectorReportInput): InspectorRepo
     modelId: input.modelId,
     prompt: input.prompt,
     settings: input.settings ?? {},
+    samplerChain: input.samplerChain ?? null,
     generatedAt: (input.generatedAt ?? new Date()).toISOString(),
     topK: reference.topK,
     tokens,
