@@ -4,9 +4,11 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { additionCorpus, additionSplit, defaultAdditionTask } from "./addition-task.js";
 import { TrainingError } from "./errors/training-error.js";
+import { fortuneCollections, fortunesFolder, fortunesText, loadFortunes } from "./fortunes-corpus.js";
 
 export type TrainingCorpus =
   | { readonly kind: "addition" }
+  | { readonly kind: "fortunes"; readonly validationFraction: number }
   | { readonly kind: "text"; readonly path: string; readonly validationFraction: number };
 
 export interface CorpusText {
@@ -45,6 +47,18 @@ export async function loadCorpusText(
         `${split.heldOut.length} held out (split seed ${task.seed}) as validation`,
       passesInText: true,
       chatTemplate: rawPromptChatTemplate,
+    };
+  }
+  if (corpus.kind === "fortunes") {
+    // The split is fixed (seed 1) whatever the training seed, so every model is judged on the same text.
+    const { training, validation, count } = fortunesText(await loadFortunes(), corpus.validationFraction, 1);
+    return {
+      trainingPasses: [training],
+      validation,
+      description:
+        `Debian fortunes (${fortunesFolder}: ${fortuneCollections.join(", ")}), ${count} fortunes, ` +
+        `${training.length} characters for training, the last ${(corpus.validationFraction * 100).toFixed(0)}% of fortunes (${validation.length} characters) held out`,
+      passesInText: false,
     };
   }
   let text: string;

@@ -49,6 +49,7 @@ interface TrainCommandOptions {
 
 function corpusOf(text: string, validationFraction: number): TrainingCorpus {
   if (text === "addition") return { kind: "addition" };
+  if (text === "fortunes") return { kind: "fortunes", validationFraction };
   const path = resolve(text);
   if (!existsSync(path)) {
     throw new InputFileError(
@@ -163,7 +164,7 @@ export function registerModelsTrainCommand(models: Command): void {
     .argument("<start>", "a preset (e.g. tiny-char) or a GGUF file to start from")
     .requiredOption(
       "--corpus <corpus>",
-      '"addition" (2-digit addition, held-out problems disjoint) or a text file',
+      '"addition" (2-digit addition, held-out problems disjoint), "fortunes" (Debian\'s fortunes package) or a text file',
     )
     .option("--out <file>", "where to write the trained model (default: models/trained-<start>.gguf)")
     .option(
