@@ -30,6 +30,7 @@ export { InvalidModelOptionError } from "./errors/invalid-model-option-error.js"
 export { MediaDownloadError, type MediaDownloadFailure } from "./errors/media-download-error.js";
 export { NoSuchToolError } from "./errors/no-such-tool-error.js";
 export { NotASpanError } from "./errors/not-a-span-error.js";
+export { ProviderFieldsTargetError } from "./errors/provider-fields-target-error.js";
 export { SamplingResultIndexError } from "./errors/sampling-result-index-error.js";
 export { TesseraError } from "./errors/tessera-error.js";
 export { ThunkAlreadyComputedError } from "./errors/thunk-already-computed-error.js";

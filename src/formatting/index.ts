@@ -9,5 +9,7 @@ export {
   builtInTemplateRoot,
   TemplateFormatter,
   type TemplateFormatterOptions,
+  type TemplateUse,
 } from "./template-formatter.js";
 export { type LocatedTemplate, locateTemplate, simplifyModelName } from "./template-locator.js";
+export { templateUseOf } from "./template-use-of.js";

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import nunjucks from "nunjucks";
 import { CBlock } from "../core/cblock.js";
@@ -27,6 +29,16 @@ interface CompiledTemplate {
   template: nunjucks.Template;
   /** Where it came from, for error messages and tests. */
   source: string;
+  /** The template's own text (GenerationMetadata.promptTemplate). */
+  text: string;
+}
+
+/** The template a component renders with and the variables it gets (GenerationMetadata.promptTemplate*). */
+export interface TemplateUse {
+  /** The template's source text. */
+  template: string;
+  /** The variables it was rendered with, after substitution (components printed, blocks as their text). */
+  variables: Record<string, unknown>;
 }
 
 /**
@@ -54,6 +66,18 @@ export class TemplateFormatter extends ChatFormatter {
   print(span: Span): string {
     const text = this.#stringify(span);
     return typeof text === "string" ? text : String(text);
+  }
+
+  /** The template `span` renders with and its variables; null for blocks and string representations. */
+  templateUse(span: Span): TemplateUse | null {
+    if (!Component.isInstance(span)) return null;
+    const representation = span.formatForLlm();
+    if (typeof representation === "string") return null;
+    const owner = representation.obj ?? span;
+    const componentName = (owner as object).constructor?.name ?? "component";
+    const compiled = this.#compile(representation, span, componentName);
+    const variables = this.#stringify(representation.args ?? {}) as Record<string, unknown>;
+    return { template: compiled.text, variables };
   }
 
   /** The template file a component would render with (after overrides), or null for inline/string forms. */
@@ -115,7 +139,7 @@ export class TemplateFormatter extends ChatFormatter {
           undefined,
           true,
         );
-        compiled = { template, source: "inline template" };
+        compiled = { template, source: "inline template", text: representation.template };
       } catch (error) {
         throw new TemplateRenderError(componentName, "inline template", error);
       }
@@ -135,6 +159,7 @@ export class TemplateFormatter extends ChatFormatter {
       compiled = {
         template: this.#environmentFor(located.root).getTemplate(located.relativePath, true),
         source,
+        text: readFileSync(join(located.root, located.relativePath), "utf8"),
       };
     } catch (error) {
       throw new TemplateRenderError(componentName, source, error);

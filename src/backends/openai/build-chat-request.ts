@@ -9,6 +9,7 @@ import type { Formatter } from "../../formatting/formatter.js";
 import { Message } from "../../messages/components/message.js";
 import { messageToOpenAIMessage } from "../../messages/openai/message-to-openai-message.js";
 import { shouldReplayReasoning } from "../../messages/openai/should-replay-reasoning.js";
+import { providerFieldsFor } from "./provider-fields.js";
 
 /** The request body field tessera serve reads to return raw (pre-sampler) logits top-k. */
 export const rawLogitsExtensionField = "tessera_raw_logits_top_k";
@@ -32,19 +33,28 @@ export function buildChatRequest<T>(
   options: ResolvedGenerateOptions<T>,
   formatter: Formatter,
   stream: boolean,
+  toolSpans: readonly Span[] = [],
 ): ChatRequest {
   const modelOptions = options.modelOptions;
-  const messages = formatter.toChatMessages([...history, action as Span]);
+  const spans = [...history, action as Span];
+  const messages = formatter.toChatMessages(spans);
+  // One message per span (the formatter maps them one to one); a system prompt added below has no span.
+  const spanOf: Array<Span | null> = [...spans];
   if (modelOptions.systemPrompt !== undefined && messages[0]?.role !== "system") {
     messages.unshift(new Message("system", modelOptions.systemPrompt));
+    spanOf.unshift(null);
   }
   const replay = shouldReplayReasoning(messages, "openai");
-  const wireMessages = messages.map((message, index) =>
+  const wireMessages = messages.map((message, index) => {
     // Documents only reach the model through the template; plain messages go as they are.
-    messageToOpenAIMessage(message, message.documents ? formatter : null, replay[index]),
-  );
+    const wire = messageToOpenAIMessage(message, message.documents ? formatter : null, replay[index]);
+    const span = spanOf[index];
+    const extra = span === null || span === undefined ? null : providerFieldsFor(span, "openai");
+    // The fields tessera knows win on a collision, as in Mellea.
+    return extra === null ? wire : { ...extra, ...wire };
+  });
 
-  const tools = collectTools(action, options);
+  const tools = collectTools(action, toolSpans, options);
   const body: Record<string, unknown> = { model, messages: wireMessages, stream };
   if (stream) body.stream_options = { include_usage: true };
   Object.assign(body, samplingFields(modelOptions));
@@ -86,13 +96,19 @@ function samplingFields(options: ModelOptions): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
+/**
+ * The tools offered: those the context's earlier actions carry (context.actionsForAvailableTools(), as in
+ * Mellea), then the action's own, then the call's; a later one of the same name replaces an earlier one.
+ */
 function collectTools<T>(
   action: GenerateAction<T>,
+  toolSpans: readonly Span[],
   options: ResolvedGenerateOptions<T>,
 ): Record<string, AbstractTool<unknown, unknown>> {
   const tools: Record<string, AbstractTool<unknown, unknown>> = {};
-  if (Component.isInstance(action)) {
-    const representation = action.formatForLlm();
+  for (const span of [...toolSpans, action as Span]) {
+    if (!Component.isInstance(span)) continue;
+    const representation = span.formatForLlm();
     if (typeof representation !== "string") {
       for (const tool of Object.values(representation.tools ?? {}))
         tools[tool.name] = tool as AbstractTool<unknown, unknown>;

@@ -1,4 +1,5 @@
 // The OpenAI-compatible backend: any chat-completions server (OpenAI, vLLM, llama-server, tessera serve).
+export { ProviderFieldsTargetError } from "../../core/errors/provider-fields-target-error.js";
 export { buildChatRequest, type ChatRequest, rawLogitsExtensionField } from "./build-chat-request.js";
 export { OpenAIBackendError } from "./errors/openai-backend-error.js";
 export { OpenAIConfigurationError } from "./errors/openai-configuration-error.js";

@@ -7,10 +7,13 @@ import {
 } from "../../core/base-backend.js";
 import type { Context } from "../../core/context.js";
 import { GenerationAbortedError } from "../../core/errors/generation-aborted-error.js";
+import { GenerateLog } from "../../core/generate-log.js";
 import type { ThunkProducer } from "../../core/model-output-thunk.js";
 import { ModelOutputThunk } from "../../core/model-output-thunk.js";
+import type { Span } from "../../core/span.js";
 import type { Formatter } from "../../formatting/formatter.js";
 import { TemplateFormatter } from "../../formatting/template-formatter.js";
+import { templateUseOf } from "../../formatting/template-use-of.js";
 import { buildChatRequest, type ChatRequest } from "./build-chat-request.js";
 import { OpenAIBackendError } from "./errors/openai-backend-error.js";
 import { OpenAIConfigurationError } from "./errors/openai-configuration-error.js";
@@ -103,7 +106,8 @@ export class OpenAIBackend extends BaseBackend {
     context: Context,
     options: ResolvedGenerateOptions<T>,
   ): Promise<GenerateResult<T>> {
-    const thunk = this.#start(action, context, context.viewForGeneration() ?? [], options);
+    const toolSpans = context.actionsForAvailableTools() ?? [];
+    const thunk = this.#start(action, context, context.viewForGeneration() ?? [], toolSpans, options);
     return { thunk, context: context.add(action).add(thunk) };
   }
 
@@ -112,27 +116,52 @@ export class OpenAIBackend extends BaseBackend {
     context: Context,
     options: ResolvedGenerateOptions<T>,
   ): Promise<Array<ModelOutputThunk<T>>> {
-    return actions.map((action) => this.#start(action, context, [], options));
+    return actions.map((action) => this.#start(action, context, [], [], options));
   }
 
   #start<T>(
     action: GenerateAction<T>,
     context: Context,
-    history: ReturnType<Context["asList"]>,
+    history: readonly Span[],
+    toolSpans: readonly Span[],
     options: ResolvedGenerateOptions<T>,
   ): ModelOutputThunk<T> {
     const stream = options.modelOptions.stream ?? true;
-    const request = buildChatRequest(this.modelId, history, action, options, this.#formatter, stream);
+    const request = buildChatRequest(
+      this.modelId,
+      history,
+      action,
+      options,
+      this.#formatter,
+      stream,
+      toolSpans,
+    );
     const thunk = new ModelOutputThunk<T>();
     thunk.action = action;
     thunk.context = context;
+    thunk.modelOptions = options.modelOptions;
     thunk.generation.model = this.modelId;
     thunk.generation.provider = "openai";
     thunk.generation.streaming = stream;
+    const template = templateUseOf(this.#formatter, action);
+    thunk.generation.promptTemplate = template?.template ?? null;
+    thunk.generation.promptTemplateVariables = template?.variables ?? null;
+    thunk.generateLog = new GenerateLog({
+      prompt: request.body.messages as unknown[],
+      backend: `openai::${this.modelId}`,
+      modelOptions: options.modelOptions,
+      action,
+      result: thunk as ModelOutputThunk<unknown>,
+      extra: { baseUrl: this.baseUrl, stream, attempts: 0, tools: Object.keys(request.tools) },
+    });
     const assembler = new OpenAIOutputAssembler<T>(request, options.format ?? null);
     const producer = thunk.startProducer<OpenAIChunk>({
       process: (chunk, target) => assembler.process(chunk, target),
-      postProcess: (target) => assembler.finish(target),
+      postProcess: (target) => {
+        assembler.finish(target);
+        // What the server answered (streamed chunks merged), as the local backend logs its native result.
+        if (target.generateLog !== null) target.generateLog.modelOutput = target.raw?.response ?? null;
+      },
     });
     void this.#produce(thunk, producer, request, stream, options);
     return thunk;
@@ -152,6 +181,7 @@ export class OpenAIBackend extends BaseBackend {
     const progress = { text: "", delivered: false };
     const maxChunks = options.modelOptions.maxNewTokens;
     for (let attempt = 1; ; attempt += 1) {
+      if (thunk.generateLog !== null) thunk.generateLog.extra.attempts = attempt;
       const exchange = new HttpExchange({
         url: `${this.baseUrl}/chat/completions`,
         body: request.body,
