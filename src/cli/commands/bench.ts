@@ -46,7 +46,11 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   const maxTokens = flags.maxTokens ?? (quick ? 8 : 32);
   const warmupRuns = flags.warmup ?? (quick ? 0 : 1);
   const remotes = remoteSpecs(flags.remote ?? []);
-  const modelPath = await resolveModelPath(flags.model, { quiet: flags.json === true });
+  // Speed on random weights is the point here: no "output is noise" notice.
+  const modelPath = await resolveModelPath(flags.model, {
+    quiet: flags.json === true,
+    randomWeightsNotice: false,
+  });
   // Room for the longest prompt, the answer and the chat template, in llama.cpp's 256-cell steps.
   const contextSize =
     flags.contextSize ?? Math.ceil((Math.max(...promptTokens) + maxTokens + 64) / 256) * 256;
