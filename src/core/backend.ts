@@ -33,8 +33,8 @@ export interface GenerateOptions<T = string> {
   labels?: Record<string, string>;
 }
 
-/** An action a backend can generate for. */
-export type GenerateAction<T = string> = Component<T> | CBlock;
+/** An action a backend can generate for: a component, a block, or an earlier output (sent as it was). */
+export type GenerateAction<T = string> = Component<T> | CBlock | ModelOutputThunk<unknown>;
 
 export interface GenerateResult<T = string> {
   /** The output; usually still being computed when returned. */

@@ -292,7 +292,12 @@ export class ModelOutputThunk<T = string> {
         if (!ComponentParseError.isInstance(error)) throw error;
         this.error = error;
       }
-    } else if (this.action === null || this.action instanceof CBlock) {
+    } else if (
+      this.action === null ||
+      this.action instanceof CBlock ||
+      ModelOutputThunk.isInstance(this.action)
+    ) {
+      // Blocks and earlier outputs (the seed allows a thunk as the action) carry no parser: the text is it.
       this.parsedRepr = this.#value as T;
     }
   }

@@ -3,10 +3,14 @@ import type { Component } from "./component.js";
 import type { ComputedModelOutputThunk } from "./computed-model-output-thunk.js";
 import type { Context } from "./context.js";
 import { SamplingResultIndexError } from "./errors/sampling-result-index-error.js";
+import type { ModelOutputThunk } from "./model-output-thunk.js";
 import type { Requirement, ValidationResult } from "./requirement.js";
 
-/** The action behind one sample: what was sent to the backend (repair strategies change it between samples). */
-export type SampleActionType<T = string> = Component<T> | CBlock;
+/**
+ * The action behind one sample: what was sent to the backend (repair strategies change it between samples).
+ * A component, a block, or an earlier output, as in the seed.
+ */
+export type SampleActionType<T = string> = Component<T> | CBlock | ModelOutputThunk<unknown>;
 
 export interface SamplingResultInit<T> {
   /** Index into sampleGenerations of the chosen output; negative counts from the end (-1 is the last). */

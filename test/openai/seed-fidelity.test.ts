@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OpenAIBackend, ProviderFieldsTargetError } from "../../src/backends/openai/index.js";
 import { CBlock } from "../../src/core/cblock.js";
 import { Component } from "../../src/core/component.js";
-import type { ModelOutputThunk } from "../../src/core/model-output-thunk.js";
+import { ComputedModelOutputThunk } from "../../src/core/computed-model-output-thunk.js";
+import { ModelOutputThunk } from "../../src/core/model-output-thunk.js";
 import type { Span } from "../../src/core/span.js";
 import type { TemplateRepresentation } from "../../src/core/template-representation.js";
 import { Message } from "../../src/messages/components/message.js";
@@ -83,6 +84,23 @@ describe("OpenAIBackend and the seed", () => {
     const plain = await backend.generateFromContext(new CBlock("no template"), new ChatContext());
     await plain.thunk.avalue();
     expect(plain.thunk.generation.promptTemplate).toBeNull();
+  });
+
+  it("takes an earlier output as the action: sent as the assistant turn, parsedRepr is the answer text", async () => {
+    const baseUrl = streams("thunk-action", answer(" and more"));
+    const backend = new OpenAIBackend({ model: "m", baseUrl });
+    const action = ComputedModelOutputThunk.from(new ModelOutputThunk("A draft"));
+    const { thunk, context } = await backend.generateFromContext(
+      action,
+      new ChatContext().add(new Message("user", "Go")),
+    );
+    expect(await thunk.avalue()).toBe(" and more");
+    expect(thunk.parsedRepr).toBe(" and more");
+    expect(context.asList().slice(-2)).toEqual([action, thunk]);
+    expect(server.hits.get("thunk-action")![0]!.body.messages).toEqual([
+      { role: "user", content: "Go" },
+      { role: "assistant", content: "A draft" },
+    ]);
   });
 
   describe("providerFields", () => {

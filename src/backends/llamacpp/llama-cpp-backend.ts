@@ -11,6 +11,7 @@ import { GenerateLog } from "../../core/generate-log.js";
 import { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import type { ChatFormatter } from "../../formatting/chat-formatter.js";
 import { TemplateFormatter } from "../../formatting/template-formatter.js";
+import { templateUseOf } from "../../formatting/template-use-of.js";
 import type { ChatTemplateSource } from "./chat-prompt-builder.js";
 import { type ChatTemplateLimits, ChatTemplateSandbox } from "./chat-template-sandbox.js";
 import { BackendNotLoadedError } from "./errors/backend-not-loaded-error.js";
@@ -257,6 +258,9 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
       thunk.generation.model = this.modelId;
       thunk.generation.provider = "llama.cpp";
       thunk.generation.streaming = true;
+      const template = templateUseOf(this.formatter, item.action);
+      thunk.generation.promptTemplate = template?.template ?? null;
+      thunk.generation.promptTemplateVariables = template?.variables ?? null;
       thunk.generateLog = new GenerateLog({
         prompt: item.prompt,
         backend: `llama.cpp::${this.modelId}`,
