@@ -113,6 +113,9 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
                 contextSize,
                 "--parallel",
                 "1",
+                // Every server row asks for "local"; serve answers an unknown model name with 404.
+                "--alias",
+                "local",
               ],
               readyUrl: `http://127.0.0.1:${port}/health`,
               signal,

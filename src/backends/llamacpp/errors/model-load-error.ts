@@ -11,7 +11,7 @@ export class ModelLoadError extends TesseraError {
   constructor(path: string, details: string, options?: { cause?: unknown }) {
     super(
       `Could not load the model ${path}: ${details}. Check that the file is a complete GGUF model of an ` +
-        "architecture llama.cpp supports (the tessera `gguf` reader shows what is wrong with a broken file).",
+        "architecture llama.cpp supports (`readGgufFile()` and `validateLlamaModel()` show what is wrong with a broken file).",
       options,
     );
     this.name = "ModelLoadError";
