@@ -96,7 +96,8 @@ describe("strategies on the tiny model", () => {
         modelOptions: short,
       },
     );
-    expect(result.resultIndex).toBe(1);
+    expect(result.resultIndex).toBe(-1);
+    expect(result.result).toBe(result.sampleGenerations[1]);
     const secondPrompt = result.sampleGenerations[1]!.generateLog?.prompt ?? "";
     expect(secondPrompt).toContain(result.sampleGenerations[0]!.value.trim());
     expect(secondPrompt).toContain("The following requirements have not been met:");
