@@ -19,6 +19,7 @@ import {
   modelPresets,
 } from "./model-presets.js";
 import { type WritableTensorType, writableTensorTypeNamed, writableTensorTypes } from "./tensor-encoding.js";
+import { isTrainedPresetName, trainedPresetExists, trainedPresetPath } from "./trained-presets.js";
 import { loadVocabulary } from "./vocabulary.js";
 
 export const defaultModelSeed = 1;
@@ -177,6 +178,8 @@ export function resolveDefaultModel(options: { dir?: string } = {}): Promise<str
  */
 export async function resolveModel(fileOrPreset: string, options: ResolveModelOptions = {}): Promise<string> {
   if (existsSync(fileOrPreset) && statSync(fileOrPreset).isFile()) return resolve(fileOrPreset);
+  if (isTrainedPresetName(fileOrPreset) && trainedPresetExists(fileOrPreset))
+    return trainedPresetPath(fileOrPreset);
   const [presetName = "", typeText, ...rest] = fileOrPreset.split(":");
   const fail = (problem: string): never => {
     throw new GgufUnknownPresetError({

@@ -13,6 +13,7 @@ import { InputFileError } from "../errors/input-file-error.js";
 import { integerArgument, numberArgument } from "../number-arguments.js";
 import { prepareOutputFolder } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
+import { registerModelsEvaluateCommand } from "./models-evaluate.js";
 
 const schedules = ["cosine", "linear", "constant"] as const;
 
@@ -154,8 +155,9 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
   }
 }
 
-/** Adds `train` under `tessera models`. */
+/** Adds `train` and `evaluate` under `tessera models`. */
 export function registerModelsTrainCommand(models: Command): void {
+  registerModelsEvaluateCommand(models);
   models
     .command("train")
     .description(

@@ -1,0 +1,79 @@
+// `tessera models evaluate`: the figures docs/models.md reports for the trained presets, recomputed.
+// addition: exact-match accuracy on the held-out problems, greedy and at the strategy benchmark's
+// temperature; text: bits per character on the held-out fortunes (from the training record) and the
+// share of corpus words in a sample.
+import { type Command, InvalidArgumentError } from "commander";
+import { resolveModel } from "../../gguf/default-model.js";
+import { readGgufFile } from "../../gguf/gguf-reader.js";
+import { evaluateAddition } from "../../training/addition-evaluation.js";
+import { additionSplit } from "../../training/addition-task.js";
+import { fortunesText, loadFortunes } from "../../training/fortunes-corpus.js";
+import { corpusWords, sampleText } from "../../training/text-evaluation.js";
+import { readTrainingRecord } from "../../training/training-record.js";
+import { integerArgument, numberArgument } from "../number-arguments.js";
+
+interface EvaluateOptions {
+  task: string;
+  temperature: number;
+  problems: number;
+  characters: number;
+  seed: number;
+}
+
+async function evaluate(model: string, options: EvaluateOptions): Promise<void> {
+  const path = await resolveModel(model);
+  const record = readTrainingRecord((await readGgufFile(path)).metadataByKey);
+  const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  if (options.task === "addition") {
+    const problems = additionSplit().heldOut.slice(0, options.problems);
+    const greedy = await evaluateAddition(path, problems, { temperature: 0 });
+    out(
+      `greedy: ${greedy.correct}/${greedy.total} = ${(greedy.accuracy * 100).toFixed(1)}% (${greedy.examples.join(", ")})`,
+    );
+    const sampled = await evaluateAddition(path, problems, {
+      temperature: options.temperature,
+      seed: options.seed,
+    });
+    out(
+      `temperature ${options.temperature}, one sample each: ${sampled.correct}/${sampled.total} = ${(sampled.accuracy * 100).toFixed(1)}%`,
+    );
+    return;
+  }
+  const fortunes = await loadFortunes();
+  const { training } = fortunesText(fortunes, 0.05, 1);
+  if (record !== undefined) {
+    out(
+      `held-out loss ${(record.validationLoss / Math.LN2).toFixed(3)} bits/character (random start ${(record.initialValidationLoss / Math.LN2).toFixed(3)})`,
+    );
+  }
+  const sample = await sampleText(path, corpusWords(training), {
+    characters: options.characters,
+    temperature: options.temperature,
+    seed: options.seed,
+  });
+  out(
+    `sample (${options.characters} characters, temperature ${options.temperature}, seed ${options.seed}):\n${sample.text}`,
+  );
+  out(
+    `${sample.knownWords}/${sample.words} words are corpus words (${(sample.knownShare * 100).toFixed(1)}%)`,
+  );
+}
+
+export function registerModelsEvaluateCommand(models: Command): void {
+  models
+    .command("evaluate")
+    .description(
+      "recompute a trained model's figures: held-out addition accuracy, or text bits/character and corpus words",
+    )
+    .argument("<model>", "a trained preset (tiny-arith, tiny-text) or GGUF file")
+    .requiredOption("--task <task>", "addition or text", (text: string) => {
+      if (text !== "addition" && text !== "text")
+        throw new InvalidArgumentError("Expected addition or text.");
+      return text;
+    })
+    .option("--temperature <t>", "sampling temperature", numberArgument(0, 10), 0.9)
+    .option("--problems <n>", "held-out addition problems to use", integerArgument(1, 400), 400)
+    .option("--characters <n>", "characters of text to sample", integerArgument(1, 100000), 500)
+    .option("--seed <n>", "sampling seed", integerArgument(0, 0xffffffff), 1)
+    .action(evaluate);
+}

@@ -1,0 +1,47 @@
+// Models tessera trained itself (llama.cpp's ggml-opt through `tessera models train`), committed as
+// small GGUF files in the package's models/ folder, each with the command that regenerates it. Unlike
+// the synthetic presets they are never generated on first use: training takes minutes.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface TrainedPreset {
+  readonly name: string;
+  readonly fileName: string;
+  readonly description: string;
+  /** Regenerates the file (from the repository root, after `npm run build`). */
+  readonly command: string;
+}
+
+export const trainedPresets = {
+  "tiny-arith": {
+    name: "tiny-arith",
+    fileName: "tiny-arith.gguf",
+    description: "character-level model trained on zero-padded 2-digit addition (`07+45=052`)",
+    command:
+      "tessera models train tiny-char --corpus addition --epochs 4 --lr 3e-3 --warmup 50 --threads 1 --seed 1 --out models/tiny-arith.gguf",
+  },
+  "tiny-text": {
+    name: "tiny-text",
+    fileName: "tiny-text.gguf",
+    description: "character-level model trained on English text (Debian's fortunes package)",
+    command:
+      "tessera models train tiny-char --corpus fortunes --epochs 1 --lr 3e-3 --warmup 50 --threads 1 --seed 1 --out models/tiny-text.gguf",
+  },
+} as const satisfies Record<string, TrainedPreset>;
+
+export type TrainedPresetName = keyof typeof trainedPresets;
+
+export function isTrainedPresetName(name: string): name is TrainedPresetName {
+  return Object.hasOwn(trainedPresets, name);
+}
+
+/** The committed file of a trained preset: always the package's own models/ folder. */
+export function trainedPresetPath(name: TrainedPresetName): string {
+  // src/gguf/ and dist/gguf/ both sit two levels below the package root.
+  return resolve(fileURLToPath(new URL(`../../models/${trainedPresets[name].fileName}`, import.meta.url)));
+}
+
+export function trainedPresetExists(name: TrainedPresetName): boolean {
+  return existsSync(trainedPresetPath(name));
+}

@@ -1,0 +1,42 @@
+// Measures of a text model: a sample of N characters from BOS, and the share of its words that are
+// words of the corpus (letters only, case-folded; a "word" the model invented does not count).
+import { loadLlamaModel } from "../backends/llamacpp/llama-model.js";
+
+export function corpusWords(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? []);
+}
+
+export interface TextSample {
+  readonly text: string;
+  readonly words: number;
+  readonly knownWords: number;
+  readonly knownShare: number;
+}
+
+export async function sampleText(
+  modelPath: string,
+  vocabulary: ReadonlySet<string>,
+  options: { characters: number; temperature: number; seed: number; prompt?: string; threads?: number },
+): Promise<TextSample> {
+  const model = await loadLlamaModel(modelPath);
+  try {
+    const context = await model.createContext({ contextSize: 1024, threads: options.threads ?? 1 });
+    try {
+      const stream = context.generate(model.tokenize(options.prompt ?? ""), {
+        temperature: options.temperature,
+        seed: options.seed,
+        // One character per token in the character vocabulary.
+        maxTokens: options.characters,
+        ignoreEos: true,
+      });
+      const text = (await stream.collect()).text;
+      const words = text.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? [];
+      const knownWords = words.filter((word) => vocabulary.has(word)).length;
+      return { text, words: words.length, knownWords, knownShare: knownWords / Math.max(1, words.length) };
+    } finally {
+      context.dispose();
+    }
+  } finally {
+    await model[Symbol.asyncDispose]();
+  }
+}
