@@ -1,13 +1,13 @@
 // Named model shapes. `tiny` makes every test fast; the other two have the exact shapes of the real
 // models, so llama.cpp's speed on them is the speed it would have on the real weights.
-import type { LlamaHyperParameters } from "./llama-synthesizer.js";
+import type { LlamaHyperParameters, LlamaInitialization } from "./llama-synthesizer.js";
 import type { WritableTensorType } from "./tensor-encoding.js";
-import type { VocabularyName } from "./vocab-bundle.js";
+import type { PresetVocabularyName } from "./vocabulary.js";
 
 export interface ModelPreset {
   readonly name: string;
   readonly description: string;
-  readonly vocabulary: VocabularyName;
+  readonly vocabulary: PresetVocabularyName;
   readonly hyperParameters: LlamaHyperParameters;
   readonly defaultType: WritableTensorType;
   /**
@@ -16,6 +16,8 @@ export interface ModelPreset {
    * learned something (the file's metadata carries the training record), shown without that warning.
    */
   readonly weights?: "random" | "trained";
+  /** "trainable" for the starts of `tessera models train` (llama-synthesizer.ts says why). */
+  readonly initialization?: LlamaInitialization;
 }
 
 export const modelPresets = {
@@ -31,6 +33,25 @@ export const modelPresets = {
       headCountKv: 2,
       feedForwardLength: 256,
       contextLength: 2048,
+      ropeFreqBase: 10000,
+      rmsEpsilon: 1e-5,
+      tiedOutput: false,
+    },
+  },
+  "tiny-char": {
+    name: "tiny-char",
+    description:
+      "a character-level start for training: 354-token SentencePiece-style vocabulary (bytes + printable ASCII), 4 layers, 128 wide",
+    vocabulary: "characters",
+    defaultType: "F32",
+    initialization: "trainable",
+    hyperParameters: {
+      embeddingLength: 128,
+      blockCount: 4,
+      headCount: 4,
+      headCountKv: 4,
+      feedForwardLength: 384,
+      contextLength: 1024,
       ropeFreqBase: 10000,
       rmsEpsilon: 1e-5,
       tiedOutput: false,
