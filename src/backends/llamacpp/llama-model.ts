@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { findLlamaCppHazards } from "../../gguf/llama-cpp-hazards.js";
 import { resolveContextOptions } from "./context-option-checks.js";
+import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { ModelLoadAbortedError } from "./errors/model-load-aborted-error.js";
@@ -13,6 +14,7 @@ import { LlamaContext, type LlamaContextOptions } from "./llama-context.js";
 import {
   loadGpuBackend,
   loadNativeAddon,
+  type NativeContext,
   type NativeModel,
   type NativeModelMetadata,
 } from "./native-addon.js";
@@ -169,7 +171,13 @@ export class LlamaModel implements AsyncDisposable {
    */
   async createContext(options: LlamaContextOptions = {}): Promise<LlamaContext> {
     this.#assertLoaded();
-    const native = await this.#native.createContext(resolveContextOptions(options, this.metadata));
+    const resolved = resolveContextOptions(options, this.metadata);
+    let native: NativeContext;
+    try {
+      native = await this.#native.createContext(resolved);
+    } catch (error) {
+      throw translateContextError(error, resolved.contextSize);
+    }
     return new LlamaContext(native, this.vocabSize);
   }
 
@@ -186,4 +194,18 @@ export class LlamaModel implements AsyncDisposable {
   #assertLoaded(): void {
     if (this.#native.isDisposed()) throw new LlamaDisposedError("model");
   }
+}
+
+/**
+ * The addon's own checks (ERR_INVALID_ARGUMENT) and llama.cpp refusing the context (ERR_CONTEXT_CREATE,
+ * usually memory) as typed errors. The TypeScript checks run first, so the first one is a second line
+ * of defence.
+ */
+function translateContextError(error: unknown, contextSize: number): unknown {
+  const code = (error as { code?: string } | null)?.code;
+  if (code !== "ERR_INVALID_ARGUMENT" && code !== "ERR_CONTEXT_CREATE") return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const [problem, remedy] = message.split("; ");
+  const fix = remedy ?? "check the createContext options against their documented ranges";
+  return new IncompatibleOptionsError("createContext options", contextSize, problem ?? message, fix);
 }
