@@ -1,3 +1,4 @@
+import type { Attributes } from "@opentelemetry/api";
 import type { z } from "zod";
 import type {
   Backend,
@@ -16,6 +17,7 @@ import {
   validateModelOptions,
 } from "./model-options.js";
 import type { ModelOutputThunk } from "./model-output-thunk.js";
+import { type GenAiOperation, GenerationObservation } from "./telemetry/generation-observation.js";
 
 export interface BaseBackendOptions {
   /** Options applied under every call's own (call > session > these defaults). */
@@ -64,6 +66,7 @@ export abstract class BaseBackend implements Backend {
   ): Promise<GenerateResult<T>> {
     options.signal?.throwIfAborted();
     let modelOptions = this.resolveModelOptions(options.modelOptions);
+    let observation: GenerationObservation | null = null;
     try {
       const changes = await this.hooks.emit("generationPreCall", {
         backend: this,
@@ -72,11 +75,14 @@ export abstract class BaseBackend implements Backend {
         modelOptions,
       });
       if (changes.modelOptions !== undefined) modelOptions = this.resolveModelOptions(changes.modelOptions);
+      observation = this.#observe("chat", action, modelOptions, options);
       const result = await this.doGenerateFromContext(action, context, { ...options, modelOptions });
       this.#attach(result.thunk, action, context, modelOptions);
+      observation.follow(result.thunk);
       await this.hooks.emit("generationPostCall", { backend: this, action, context, thunk: result.thunk });
       return result;
     } catch (error) {
+      observation?.fail(error);
       await this.hooks.emit("generationError", { backend: this, action, thunk: null, error });
       throw error;
     }
@@ -89,16 +95,43 @@ export abstract class BaseBackend implements Backend {
   ): Promise<Array<ModelOutputThunk<T>>> {
     options.signal?.throwIfAborted();
     const modelOptions = this.resolveModelOptions(options.modelOptions);
+    // One span per generation of the batch, so each carries its own usage and finish reason.
+    const observations = actions.map((action) =>
+      this.#observe("text_completion", action, modelOptions, options),
+    );
     try {
       const thunks = await this.doGenerateFromRaw(actions, context, { ...options, modelOptions });
       thunks.forEach((thunk, index) => {
         this.#attach(thunk, actions[index]!, context, modelOptions);
+        observations[index]?.follow(thunk);
       });
       return thunks;
     } catch (error) {
+      for (const observation of observations) observation.fail(error);
       await this.hooks.emit("generationError", { backend: this, action: null, thunk: null, error });
       throw error;
     }
+  }
+
+  /** Attributes this backend adds to its generation spans and metrics (say server.address); none by default. */
+  protected telemetryAttributes(): Attributes {
+    return {};
+  }
+
+  #observe<T>(
+    operation: GenAiOperation,
+    action: GenerateAction<T>,
+    modelOptions: ModelOptions,
+    options: GenerateOptions<T>,
+  ): GenerationObservation {
+    return new GenerationObservation({
+      operation,
+      requestModel: this.modelId,
+      actionType: (action as object).constructor?.name ?? "unknown",
+      modelOptions,
+      structured: options.format !== undefined,
+      attributes: this.telemetryAttributes(),
+    });
   }
 
   protected abstract doGenerateFromContext<T>(

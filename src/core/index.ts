@@ -95,5 +95,14 @@ export {
   type SamplingStrategyOptions,
 } from "./sampling-strategy.js";
 export { blockify, type Span } from "./span.js";
+export {
+  applicationScope,
+  backendScope,
+  GenAi,
+  GenAiMetric,
+  genAiSemconvVersion,
+  SpanName,
+  Tessera as TesseraAttributes,
+} from "./telemetry/index.js";
 export type { AssistantToolCall, ChatRole, TemplateRepresentation } from "./template-representation.js";
 export { type ToolDefinition, tool, ZodTool } from "./tool.js";

@@ -76,6 +76,8 @@ export class ModelOutputThunk<T = string> {
   #deliveredAny = false;
   #iteratorTaken = false;
   #startedAt = 0;
+  #settled = false;
+  #settledListeners: Array<() => void> | null = null;
 
   constructor(value: string | null = null, options: ModelOutputThunkOptions<T> = {}) {
     this.#value = checkValue(value);
@@ -112,6 +114,28 @@ export class ModelOutputThunk<T = string> {
   /** The error the generation failed with (hard failure), or null. */
   get failure(): unknown {
     return this.#failed ? this.#failure : null;
+  }
+
+  /**
+   * Run `listener` once the generation has ended, whichever way: completed (after parsing), cancelled or
+   * failed; at once if it already has. For observers such as telemetry, which must not consume the stream.
+   * A listener that throws is ignored: observing must never break the generation.
+   */
+  onSettled(listener: () => void): void {
+    if (this.#settled || (!this.#producerStarted && (this.#computed || this.#failed))) {
+      queueMicrotask(() => runListener(listener));
+      return;
+    }
+    this.#settledListeners ??= [];
+    this.#settledListeners.push(listener);
+  }
+
+  #settle(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const listeners = this.#settledListeners ?? [];
+    this.#settledListeners = null;
+    for (const listener of listeners) runListener(listener);
   }
 
   /** Start feeding this thunk; a backend calls it once per thunk. */
@@ -185,6 +209,7 @@ export class ModelOutputThunk<T = string> {
     this.#value ??= "";
     this.#queue.drain();
     this.#abortController.abort(reason);
+    this.#settle();
     await this.hooks?.emit("generationError", {
       backend: null,
       action: this.action,
@@ -279,6 +304,12 @@ export class ModelOutputThunk<T = string> {
   }
 
   async #complete(): Promise<void> {
+    // A throw here fails the thunk in #step, and #fail settles it, so observers see the failure.
+    await this.#finishOutput();
+    this.#settle();
+  }
+
+  async #finishOutput(): Promise<void> {
     this.#value ??= "";
     await this.#config!.postProcess?.(this);
     this.#computed = true;
@@ -305,6 +336,15 @@ export class ModelOutputThunk<T = string> {
   #fail(error: unknown): void {
     this.#failed = true;
     this.#failure = error;
+    this.#settle();
+  }
+}
+
+function runListener(listener: () => void): void {
+  try {
+    listener();
+  } catch {
+    // An observer's bug must not turn a finished generation into a failed one.
   }
 }
 

@@ -7,6 +7,8 @@ import { defaultHookRegistry, type HookRegistry } from "./hooks.js";
 import type { ModelOptions } from "./model-options.js";
 import type { Requirement } from "./requirement.js";
 import type { SampleActionType, SamplingResult } from "./sampling-result.js";
+import { inApplicationSpan } from "./telemetry/application-span.js";
+import { GenAi, SpanName, Tessera } from "./telemetry/gen-ai-conventions.js";
 
 export interface SampleOptions<T = string> {
   /** Context to validate over; by default each sample is validated over its own post-generation context. */
@@ -64,6 +66,42 @@ export abstract class SamplingStrategy {
     backend: Backend,
     requirements: Requirement[] | null = null,
     options: SampleOptions<T> = {},
+  ): Promise<SamplingResult<T>> {
+    const requirementCount = (this.requirements ?? requirements ?? []).length;
+    return inApplicationSpan(
+      SpanName.sampling,
+      {
+        [Tessera.samplingStrategyType]: this.constructor.name,
+        [Tessera.samplingLoopBudget]: this.loopBudget,
+        [Tessera.samplingRequirementCount]: requirementCount,
+        [GenAi.requestModel]: backend.modelId,
+      },
+      async (span) => {
+        const result = await this.#sample(action, context, backend, requirements, options);
+        const chosen = result.sampleGenerations.length > 0 ? result.result : null;
+        span.setAttributes({
+          [Tessera.samplingSuccess]: result.success,
+          [Tessera.samplingIterationsUsed]: result.sampleGenerations.length,
+          ...(result.success
+            ? {}
+            : {
+                [Tessera.samplingFailureReason]: `budget exhausted after ${result.sampleGenerations.length} sample(s)`,
+              }),
+          ...(chosen?.generation.finishReasons
+            ? { [GenAi.responseFinishReasons]: chosen.generation.finishReasons }
+            : {}),
+        });
+        return result;
+      },
+    );
+  }
+
+  async #sample<T>(
+    action: SampleActionType<T>,
+    context: Context,
+    backend: Backend,
+    requirements: Requirement[] | null,
+    options: SampleOptions<T>,
   ): Promise<SamplingResult<T>> {
     const samplingId = randomUUID();
     const changes = await this.hooks.emit("samplingLoopStart", {

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Attributes } from "@opentelemetry/api";
 import type { BackendCapabilities, GenerateAction, GenerateResult } from "../../core/backend.js";
 import {
   BaseBackend,
@@ -11,6 +12,7 @@ import { GenerateLog } from "../../core/generate-log.js";
 import type { ThunkProducer } from "../../core/model-output-thunk.js";
 import { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import type { Span } from "../../core/span.js";
+import { GenAi } from "../../core/telemetry/gen-ai-conventions.js";
 import type { Formatter } from "../../formatting/formatter.js";
 import { TemplateFormatter } from "../../formatting/template-formatter.js";
 import { templateUseOf } from "../../formatting/template-use-of.js";
@@ -237,6 +239,13 @@ export class OpenAIBackend extends BaseBackend {
         exchange.close();
       }
     }
+  }
+
+  /** server.address and server.port, as the GenAI conventions ask of a remote model. */
+  protected override telemetryAttributes(): Attributes {
+    const url = new URL(this.baseUrl);
+    const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+    return { [GenAi.serverAddress]: url.hostname, [GenAi.serverPort]: port };
   }
 
   #requestHeaders(): Record<string, string> {

@@ -3,6 +3,7 @@ import type { Context } from "../../core/context.js";
 import type { ModelOptions } from "../../core/model-options.js";
 import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import type { Requirement, ValidationResult } from "../../core/requirement.js";
+import { inValidationSpan } from "../../core/telemetry/validation-span.js";
 import { reqify } from "../requirements/requirement-helpers.js";
 
 export interface ValidateCallOptions {
@@ -20,16 +21,22 @@ export async function validate(
   options: ValidateCallOptions = {},
 ): Promise<ValidationResult[]> {
   const target = options.output ? context.add(options.output) : context;
-  const results: ValidationResult[] = [];
-  // One at a time: judge calls share the backend, and order keeps results reproducible.
-  for (const requirement of requirements.map(reqify)) {
-    options.signal?.throwIfAborted();
-    results.push(
-      await requirement.validate(backend, target, {
-        ...(options.modelOptions === undefined ? {} : { modelOptions: options.modelOptions }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }),
-    );
-  }
-  return results;
+  return inValidationSpan(
+    requirements.length,
+    async () => {
+      const results: ValidationResult[] = [];
+      // One at a time: judge calls share the backend, and order keeps results reproducible.
+      for (const requirement of requirements.map(reqify)) {
+        options.signal?.throwIfAborted();
+        results.push(
+          await requirement.validate(backend, target, {
+            ...(options.modelOptions === undefined ? {} : { modelOptions: options.modelOptions }),
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          }),
+        );
+      }
+      return results;
+    },
+    (results) => results,
+  );
 }

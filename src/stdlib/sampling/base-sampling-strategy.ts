@@ -12,6 +12,7 @@ import {
   SamplingStrategy,
   type SamplingStrategyOptions,
 } from "../../core/sampling-strategy.js";
+import { inValidationSpan } from "../../core/telemetry/validation-span.js";
 import { InvalidConcurrencyBudgetError } from "../errors/invalid-concurrency-budget-error.js";
 import { SamplingAbortedError } from "../errors/sampling-aborted-error.js";
 import { uniqueRequirements } from "../requirements/requirement-helpers.js";
@@ -162,16 +163,22 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
     run: SampleRun<T>,
   ): Promise<Validations> {
     const target = run.validationContext ? run.validationContext.add(sample.thunk) : sample.context;
-    const validations: Validations = [];
-    for (const requirement of requirements) {
-      run.signal?.throwIfAborted();
-      const result = await requirement.validate(backend, target, {
-        ...(run.modelOptions === undefined ? {} : { modelOptions: run.modelOptions }),
-        ...(run.signal === undefined ? {} : { signal: run.signal }),
-      });
-      validations.push([requirement, result]);
-    }
-    return validations;
+    return inValidationSpan(
+      requirements.length,
+      async () => {
+        const validations: Validations = [];
+        for (const requirement of requirements) {
+          run.signal?.throwIfAborted();
+          const result = await requirement.validate(backend, target, {
+            ...(run.modelOptions === undefined ? {} : { modelOptions: run.modelOptions }),
+            ...(run.signal === undefined ? {} : { signal: run.signal }),
+          });
+          validations.push([requirement, result]);
+        }
+        return validations;
+      },
+      (validations) => validations.map(([, result]) => result),
+    );
   }
 
   /**

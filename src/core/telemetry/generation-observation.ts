@@ -1,0 +1,128 @@
+import { type Attributes, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { ModelOptions } from "../model-options.js";
+import type { ModelOutputThunk } from "../model-output-thunk.js";
+import { backendScope, GenAi, Tessera } from "./gen-ai-conventions.js";
+import { genAiInstruments } from "./gen-ai-instruments.js";
+
+/** "chat" for a generation in a context, "text_completion" for a raw one (Mellea's two backend spans). */
+export type GenAiOperation = "chat" | "text_completion";
+
+export interface GenerationObservationStart {
+  operation: GenAiOperation;
+  /** The model asked for (the backend's modelId). */
+  requestModel: string;
+  /** The action's class, for tessera.action_type. */
+  actionType: string;
+  modelOptions: ModelOptions;
+  /** Whether a structured output format was asked for. */
+  structured: boolean;
+  /** The backend's own attributes (the OpenAI backend adds server.address and server.port). */
+  attributes: Attributes;
+}
+
+/**
+ * One generation, seen from OpenTelemetry: a client span named after the operation, ended when the thunk
+ * settles (so its duration is the caller's, to the last chunk read), and the GenAI client metrics. Both are
+ * no-ops until the user registers an SDK.
+ */
+export class GenerationObservation {
+  readonly #span: Span;
+  readonly #start: GenerationObservationStart;
+  readonly #startedAt = performance.now();
+  #ended = false;
+
+  constructor(start: GenerationObservationStart) {
+    this.#start = start;
+    const options = start.modelOptions;
+    this.#span = trace.getTracer(backendScope).startSpan(start.operation, {
+      kind: SpanKind.CLIENT,
+      attributes: withoutUndefined({
+        [GenAi.operationName]: start.operation,
+        [GenAi.requestModel]: start.requestModel,
+        [GenAi.requestTemperature]: options.temperature,
+        [GenAi.requestTopP]: options.topP,
+        [GenAi.requestTopK]: options.topK,
+        [GenAi.requestMaxTokens]: options.maxNewTokens,
+        [GenAi.requestSeed]: options.seed,
+        [GenAi.outputType]: start.structured ? "json" : "text",
+        [Tessera.actionType]: start.actionType,
+        ...start.attributes,
+      }),
+    });
+  }
+
+  /** End the span and record the metrics when `thunk` settles. */
+  follow(thunk: ModelOutputThunk<unknown>): void {
+    thunk.onSettled(() => this.#finish(thunk, null));
+  }
+
+  /** The generation failed before a thunk existed (bad options, a prompt too long, a refused request). */
+  fail(error: unknown): void {
+    this.#finish(null, error);
+  }
+
+  #finish(thunk: ModelOutputThunk<unknown> | null, startError: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const generation = thunk?.generation ?? null;
+    const error = startError ?? thunk?.failure ?? null;
+    const common = withoutUndefined({
+      [GenAi.operationName]: this.#start.operation,
+      [GenAi.requestModel]: this.#start.requestModel,
+      [GenAi.providerName]: generation?.provider ?? undefined,
+      [GenAi.responseModel]: generation?.responseModel ?? undefined,
+      [GenAi.serverAddress]: this.#start.attributes[GenAi.serverAddress],
+      [GenAi.serverPort]: this.#start.attributes[GenAi.serverPort],
+      [GenAi.errorType]: error === null ? undefined : errorType(error),
+    });
+    const span = this.#span;
+    span.setAttributes(common);
+    if (generation !== null) {
+      span.setAttributes(
+        withoutUndefined({
+          [GenAi.requestStream]: generation.streaming,
+          [GenAi.responseId]: generation.responseId ?? undefined,
+          [GenAi.responseFinishReasons]: generation.finishReasons ?? undefined,
+          [GenAi.usageInputTokens]: generation.usage?.promptTokens,
+          [GenAi.usageOutputTokens]: generation.usage?.completionTokens,
+          [GenAi.responseTimeToFirstChunk]: generation.ttfbMs === null ? undefined : generation.ttfbMs / 1000,
+          [Tessera.cancelled]: thunk?.cancelled === true ? true : undefined,
+        }),
+      );
+    }
+    if (error !== null) {
+      if (error instanceof Error) span.recordException(error);
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+    span.end();
+
+    const instruments = genAiInstruments();
+    instruments.operationDuration.record((performance.now() - this.#startedAt) / 1000, common);
+    const usage = generation?.usage ?? null;
+    if (usage !== null) {
+      instruments.tokenUsage.record(usage.promptTokens, { ...common, [GenAi.tokenType]: "input" });
+      instruments.tokenUsage.record(usage.completionTokens, { ...common, [GenAi.tokenType]: "output" });
+    }
+    // The conventions record time to first chunk for streamed calls only.
+    if (generation?.streaming === true && generation.ttfbMs !== null) {
+      instruments.timeToFirstChunk.record(generation.ttfbMs / 1000, common);
+    }
+  }
+}
+
+/** The error's class name (its `name`), as error.type asks; "_OTHER" when there is none. */
+function errorType(error: unknown): string {
+  if (error instanceof Error) return error.name || error.constructor.name || "_OTHER";
+  return "_OTHER";
+}
+
+function withoutUndefined(attributes: Record<string, unknown>): Attributes {
+  const result: Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== null) result[key] = value as Attributes[string];
+  }
+  return result;
+}
