@@ -107,7 +107,8 @@ describe("GPU offload on a machine without a usable GPU", () => {
   it("falls back to the CPU and says why each GPU backend was not used", async () => {
     const model = await loadLlamaModel(await resolveDefaultModel(), { gpuLayers: "max" });
     try {
-      expect(model.gpu).toBeNull();
+      expect(model.gpu.backend).toBeNull();
+      expect(model.gpu.layers).toBe(0);
       expect(model.gpuAttempts.map((attempt) => attempt.path).join(" ")).toMatch(/cuda/);
       for (const attempt of model.gpuAttempts) expect(attempt.failure.length).toBeGreaterThan(0);
       const context = await model.createContext({ contextSize: 128, threads: 1 });

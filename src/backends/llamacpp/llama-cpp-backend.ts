@@ -38,8 +38,11 @@ export interface LlamaCppBackendOptions extends BaseBackendOptions {
   /** Sequences decoded together in one batch (generateFromRaw, concurrent calls); default 4. */
   sequences?: number;
   batchSize?: number;
-  /** Layers offloaded to a GPU ("max" = all); needs node-llama-cpp's CUDA/Vulkan package and a device. */
-  gpuLayers?: number | "max";
+  /**
+   * Layers offloaded to a GPU ("max" = all, "auto" = as many as fit with this context's KV cache); needs
+   * node-llama-cpp's CUDA or Vulkan package and a device. `docs/gpu.md` explains the choice.
+   */
+  gpuLayers?: number | "max" | "auto";
   /** A built-in template name ("chatml", "llama2", "llama3") or Jinja source replacing the GGUF's. */
   chatTemplate?: string;
   chatTemplateLimits?: Partial<ChatTemplateLimits>;

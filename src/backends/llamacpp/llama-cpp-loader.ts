@@ -20,7 +20,7 @@ export interface LoadedLlama {
 
 export interface LlamaLoadSettings {
   readonly model?: string | undefined;
-  readonly gpuLayers?: number | "max" | undefined;
+  readonly gpuLayers?: number | "max" | "auto" | undefined;
   readonly sequences: number;
   readonly threads?: number | undefined;
   readonly contextSize?: number | undefined;
@@ -34,6 +34,8 @@ export async function loadLlama(settings: LlamaLoadSettings): Promise<LoadedLlam
     settings.model === undefined ? await resolveDefaultModel() : await resolveModel(settings.model);
   const model = await loadLlamaModel(path, {
     ...(settings.gpuLayers !== undefined && { gpuLayers: settings.gpuLayers }),
+    // gpuLayers "auto" leaves room for this context's KV cache (the default context is 4096 per sequence).
+    contextCells: Math.min((settings.contextSize ?? 4096) * settings.sequences, 2 ** 31 - 256),
   });
   try {
     const context = await model.createContext({

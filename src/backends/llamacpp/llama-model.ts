@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import type { GgufFileInfo } from "../../gguf/gguf-file-info.js";
 import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { findLlamaCppHazards } from "../../gguf/llama-cpp-hazards.js";
 import { resolveContextOptions } from "./context-option-checks.js";
@@ -8,11 +9,11 @@ import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { ModelLoadAbortedError } from "./errors/model-load-aborted-error.js";
 import { ModelLoadError } from "./errors/model-load-error.js";
-import type { NativeLoadAttempt } from "./errors/native-addon-load-error.js";
 import { UnsupportedModelFileError } from "./errors/unsupported-model-file-error.js";
+import type { GpuBackendAttempt } from "./gpu/gpu-backend-attempt.js";
+import { type LlamaModelGpu, resolveOffload } from "./gpu/gpu-offload.js";
 import { LlamaContext, type LlamaContextOptions } from "./llama-context.js";
 import {
-  loadGpuBackend,
   loadNativeAddon,
   type NativeContext,
   type NativeModel,
@@ -27,8 +28,18 @@ import {
 } from "./native-option-checks.js";
 
 export interface LoadLlamaModelOptions {
-  /** Layers to offload to a GPU ("max" = all). Needs node-llama-cpp's CUDA or Vulkan package and a device; else the CPU runs them. */
-  readonly gpuLayers?: number | "max";
+  /**
+   * Layers to offload to a GPU: a count (the output layer counts as one more than the model's layers),
+   * "max" (all) or "auto" (as many as fit in free device memory with the KV cache of `contextCells`
+   * cells; `model.gpu.plan` shows the figures). The GPU backend is the first of CUDA 13, CUDA 12 and Vulkan
+   * (node-llama-cpp's packages) that loads and finds a device; without one the CPU runs every layer and
+   * `model.gpu.attempts` says why each did not load. Default 0.
+   */
+  readonly gpuLayers?: number | "max" | "auto";
+  /** Throw GpuUnavailableError instead of running on the CPU when gpuLayers asks for a GPU and none loads. */
+  readonly requireGpu?: boolean;
+  /** KV cells the contexts will hold in all (contextSize × sequences), for gpuLayers "auto". Default 4096. */
+  readonly contextCells?: number;
   /** Memory-map the file (default true). */
   readonly useMmap?: boolean;
   readonly signal?: AbortSignal;
@@ -45,7 +56,14 @@ export interface TokenizeOptions {
   readonly parseSpecial?: boolean;
 }
 
-const loadOptionNames: ReadonlySet<string> = new Set(["gpuLayers", "useMmap", "signal", "onProgress"]);
+const loadOptionNames: ReadonlySet<string> = new Set([
+  "gpuLayers",
+  "requireGpu",
+  "contextCells",
+  "useMmap",
+  "signal",
+  "onProgress",
+]);
 
 /** Loads a GGUF model on a worker thread, with progress and abort. */
 export async function loadLlamaModel(path: string, options: LoadLlamaModelOptions = {}): Promise<LlamaModel> {
@@ -54,9 +72,15 @@ export async function loadLlamaModel(path: string, options: LoadLlamaModelOption
   const gpuLayers =
     options.gpuLayers === undefined
       ? 0
-      : options.gpuLayers === "max"
-        ? -1
+      : options.gpuLayers === "max" || options.gpuLayers === "auto"
+        ? options.gpuLayers
         : checkInteger("gpuLayers", options.gpuLayers, 0, 1 << 16);
+  const requireGpu =
+    options.requireGpu === undefined ? false : checkBoolean("requireGpu", options.requireGpu);
+  const contextCells =
+    options.contextCells === undefined
+      ? 4096
+      : checkInteger("contextCells", options.contextCells, 16, 2 ** 31 - 256);
   const useMmap = options.useMmap === undefined ? true : checkBoolean("useMmap", options.useMmap);
   const signal = checkSignal("signal", options.signal);
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
@@ -66,17 +90,24 @@ export async function loadLlamaModel(path: string, options: LoadLlamaModelOption
   if (!existsSync(fullPath)) throw new ModelLoadError(fullPath, "no such file");
   if (!statSync(fullPath).isFile()) throw new ModelLoadError(fullPath, "not a regular file");
   if (signal?.aborted) throw new ModelLoadAbortedError(fullPath, signal.reason);
-  await refuseCrashingFiles(fullPath);
+  const file = await refuseCrashingFiles(fullPath);
   if (signal?.aborted) throw new ModelLoadAbortedError(fullPath, signal.reason);
 
   const addon = loadNativeAddon();
-  const gpu = gpuLayers !== 0 ? loadGpuBackend(addon) : { name: null, attempts: [] };
-  const load = addon.loadModel(fullPath, { gpuLayers, useMmap }, options.onProgress);
+  const { nativeLayers, gpu } = resolveOffload(addon, {
+    requested: gpuLayers,
+    requireGpu,
+    file,
+    contextCells,
+    sequenceContextSize: Math.min(contextCells, 4096),
+    microBatch: 512,
+  });
+  const load = addon.loadModel(fullPath, { gpuLayers: nativeLayers, useMmap }, options.onProgress);
   const onAbort = () => load.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const native = await load.promise;
-    return new LlamaModel(native, fullPath, gpu.name, gpu.attempts);
+    return new LlamaModel(native, fullPath, gpu);
   } catch (error) {
     if ((error as { code?: string }).code === "ERR_ABORTED")
       throw new ModelLoadAbortedError(fullPath, signal?.reason);
@@ -95,10 +126,12 @@ export async function loadLlamaModel(path: string, options: LoadLlamaModelOption
  * header: a few milliseconds even for a multi-gigabyte model) and refused when it is broken or holds a
  * known hazard.
  */
-async function refuseCrashingFiles(fullPath: string): Promise<void> {
+async function refuseCrashingFiles(fullPath: string): Promise<GgufFileInfo> {
   let problems: readonly string[];
+  let file: GgufFileInfo;
   try {
-    problems = findLlamaCppHazards(await readGgufFile(fullPath));
+    file = await readGgufFile(fullPath);
+    problems = findLlamaCppHazards(file);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new UnsupportedModelFileError(fullPath, [`its GGUF header does not parse (${reason})`], {
@@ -106,30 +139,26 @@ async function refuseCrashingFiles(fullPath: string): Promise<void> {
     });
   }
   if (problems.length > 0) throw new UnsupportedModelFileError(fullPath, problems);
+  return file;
 }
 
 /** A loaded model: tokenizer, metadata, contexts. Dispose it (or `await using`) to free its memory. */
 export class LlamaModel implements AsyncDisposable {
   readonly path: string;
   readonly metadata: LlamaModelMetadata;
-  /** The GPU backend that serves offloaded layers ("CUDA", "Vulkan"), or null when everything runs on the CPU. */
-  readonly gpu: string | null;
-  /** Where GPU backends were looked for and why they were not used (empty when none was asked for). */
-  readonly gpuAttempts: readonly NativeLoadAttempt[];
+  /** Where the layers run: the GPU backend (or null), how many layers it holds, the "auto" plan and why. */
+  readonly gpu: LlamaModelGpu;
+  /** The same as `gpu.attempts`: GPU backends tried and why they were not used (empty when none was asked for). */
+  readonly gpuAttempts: readonly GpuBackendAttempt[];
   readonly #native: NativeModel;
 
   /** @internal Created by loadLlamaModel. */
-  constructor(
-    native: NativeModel,
-    path: string,
-    gpu: string | null,
-    gpuAttempts: readonly NativeLoadAttempt[],
-  ) {
+  constructor(native: NativeModel, path: string, gpu: LlamaModelGpu) {
     this.#native = native;
     this.path = path;
     this.metadata = native.getMetadata();
     this.gpu = gpu;
-    this.gpuAttempts = gpuAttempts;
+    this.gpuAttempts = gpu.attempts;
   }
 
   get vocabSize(): number {

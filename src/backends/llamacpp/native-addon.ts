@@ -226,7 +226,10 @@ export interface NativeAddon {
   readonly testHooks?: NativeTestHooks;
   /** Registers the ggml backends found in a folder (once per process); returns the folder used. */
   loadBackends(folder: string): string;
-  /** Loads one more backend library (CUDA, Vulkan); its registered name, or null if it cannot load. */
+  /**
+   * Loads one more backend library (CUDA, Vulkan); its registered name, or null if it cannot load.
+   * gpu/gpu-backend-resolution.ts checks its runtime libraries first, so that a missing one is named.
+   */
   loadBackendLibrary(path: string): string | null;
   listDevices(): NativeDevice[];
   /** 0 silent (default), 1 errors, 2 warnings, 3 info, 4 debug: llama.cpp's log to stderr. */
@@ -254,7 +257,7 @@ export function findPackageFolder(name: string): string | undefined {
 }
 
 /** node-llama-cpp's prebuilt library folder of a flavour ("" for CPU, "cuda", "vulkan"). */
-export function prebuiltLibraryFolder(flavour: "" | "cuda" | "vulkan"): string | undefined {
+export function prebuiltLibraryFolder(flavour: "" | "cuda" | "vulkan" = ""): string | undefined {
   const platform = `${process.platform}-${process.arch}`;
   const packageName = `@node-llama-cpp/${platform}${flavour === "" ? "" : `-${flavour}`}`;
   const root = findPackageFolder(packageName);
@@ -329,40 +332,4 @@ export function loadNativeAddon(): NativeAddon {
   return addon;
 }
 
-const gpuFlavours = ["cuda", "vulkan"] as const;
-let gpuBackend: { readonly name: string | null; readonly attempts: readonly NativeLoadAttempt[] } | undefined;
-
-/**
- * Best effort: registers the first GPU backend (CUDA, then Vulkan) whose node-llama-cpp package is
- * installed and whose library loads (its runtime and a device present). Returns its name, or null
- * (the CPU serves the model then). Only called when a model asks for gpuLayers > 0.
- */
-export function loadGpuBackend(addon: NativeAddon): {
-  name: string | null;
-  attempts: readonly NativeLoadAttempt[];
-} {
-  if (gpuBackend !== undefined) return gpuBackend;
-  const attempts: NativeLoadAttempt[] = [];
-  for (const flavour of gpuFlavours) {
-    const folder = prebuiltLibraryFolder(flavour);
-    if (folder === undefined) {
-      attempts.push({
-        path: `@node-llama-cpp/${process.platform}-${process.arch}-${flavour}`,
-        failure: "not installed",
-      });
-      continue;
-    }
-    const library = join(folder, `libggml-${flavour}.so`);
-    const name = existsSync(library) ? addon.loadBackendLibrary(library) : null;
-    if (name !== null && addon.listDevices().some((device) => device.type !== "cpu")) {
-      gpuBackend = { name, attempts };
-      return gpuBackend;
-    }
-    attempts.push({
-      path: library,
-      failure: existsSync(library) ? "did not load (runtime or device missing)" : "missing",
-    });
-  }
-  gpuBackend = { name: null, attempts };
-  return gpuBackend;
-}
+// GPU backends (CUDA 13, CUDA 12, Vulkan) are registered on demand by gpu/gpu-backend-resolution.ts.
