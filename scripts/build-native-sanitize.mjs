@@ -14,7 +14,7 @@
 // Prints the two folders the test run needs as JSON on the last line of stdout:
 // { "addon": ".../tessera.node", "libraries": "<instrumented llama.cpp folder>" }.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot as findPackage, locateLlamaBundle } from "./llama-bundle.mjs";
@@ -180,40 +180,37 @@ function buildSanitizedAddon() {
   // native/CMakeLists.txt adds -O3 as a target option, after these flags, so the addon is optimised more
   // than llama.cpp; ASan and UBSan still see everything, only stack frames may be inlined (shown by -g).
   // cmake-js sets CMAKE_CXX_FLAGS itself (after our -D options), hence the _RELEASE variants.
+  const folderOptions = ["--directory", nativeRoot, "--out", addonBuildFolder, "--config", "Release"];
+  const logOptions = process.env.TESSERA_NATIVE_VERBOSE ? [] : ["--log-level", "warn"];
+  const cmakeOptions = [
+    `--CDCMAKE_CXX_FLAGS_RELEASE=${sanitizerCompileFlags.join(" ")}`,
+    `--CDCMAKE_SHARED_LINKER_FLAGS_RELEASE=${sanitizerLinkFlags.join(" ")}`,
+    `--CDLLAMA_INCLUDE_DIR=${join(sourceFolder, "include")}`,
+    `--CDGGML_INCLUDE_DIR=${join(sourceFolder, "ggml", "include")}`,
+    `--CDNODE_ADDON_API_DIR=${nodeAddonApi}`,
+    `--CDLLAMA_LIBRARIES=${["libllama.so", "libggml.so", "libggml-base.so"].map(llamaLibrary).join(";")}`,
+    `--CDLLAMA_LIBRARIES_DIR=${librariesFolder}`,
+    // With the test hooks (native/src/test-hooks.h) compiled in, one sanitized addon also serves the tests
+    // that widen race windows or inject faults; unset, every hook is a no-op.
+    "--CDTESSERA_TEST_HOOKS=ON",
+  ];
   const started = Date.now();
-  const result = spawnSync(
-    process.execPath,
-    [
-      cmakeJs,
-      "compile",
-      "--directory",
-      nativeRoot,
-      "--out",
-      addonBuildFolder,
-      "--config",
-      "Release",
-      `--CDCMAKE_CXX_FLAGS_RELEASE=${sanitizerCompileFlags.join(" ")}`,
-      `--CDCMAKE_SHARED_LINKER_FLAGS_RELEASE=${sanitizerLinkFlags.join(" ")}`,
-      `--CDLLAMA_INCLUDE_DIR=${join(sourceFolder, "include")}`,
-      `--CDGGML_INCLUDE_DIR=${join(sourceFolder, "ggml", "include")}`,
-      `--CDNODE_ADDON_API_DIR=${nodeAddonApi}`,
-      `--CDLLAMA_LIBRARIES=${["libllama.so", "libggml.so", "libggml-base.so"].map(llamaLibrary).join(";")}`,
-      `--CDLLAMA_LIBRARIES_DIR=${librariesFolder}`,
-      // With the test hooks (native/src/test-hooks.h) compiled in, one sanitized addon also serves the tests
-      // that widen race windows or inject faults; unset, every hook is a no-op.
-      "--CDTESSERA_TEST_HOOKS=ON",
-      ...(process.env.TESSERA_NATIVE_VERBOSE ? [] : ["--log-level", "warn"]),
-    ],
-    {
+  // Configure on every run: `cmake-js compile` would keep the options of the first configure forever.
+  // Unchanged options reconfigure in seconds and recompile nothing.
+  for (const [command, options] of [
+    ["configure", [...folderOptions, ...cmakeOptions, ...logOptions]],
+    ["build", [...folderOptions, ...logOptions]],
+  ]) {
+    const result = spawnSync(process.execPath, [cmakeJs, command, ...options], {
       stdio: ["ignore", "inherit", "inherit"],
       cwd: projectRoot,
       env: { ...process.env, CMAKE_BUILD_PARALLEL_LEVEL: String(jobs) },
-    },
-  );
-  if (result.status !== 0) {
-    fail(
-      `cmake-js failed (exit ${result.status ?? result.signal}); set TESSERA_NATIVE_VERBOSE=1 for the full log.`,
-    );
+    });
+    if (result.status !== 0) {
+      fail(
+        `cmake-js ${command} failed (exit ${result.status ?? result.signal}); set TESSERA_NATIVE_VERBOSE=1 for the full log.`,
+      );
+    }
   }
   const addonPath = join(addonBuildFolder, "Release", "tessera.node");
   if (!existsSync(addonPath)) fail(`the build finished but ${addonPath} is missing.`);
@@ -221,7 +218,9 @@ function buildSanitizedAddon() {
   const linked = execFileSync("ldd", [addonPath], { encoding: "utf8" });
   for (const name of ["libllama.so", "libggml.so", "libggml-base.so"]) {
     const line = linked.split("\n").find((entry) => entry.trim().startsWith(name));
-    if (line === undefined || !line.includes(librariesFolder)) {
+    // ldd prints the path the rpath produced ($ORIGIN/../..), so compare real folders.
+    const resolved = line?.match(/=>\s*(\S+)/)?.[1];
+    if (resolved === undefined || dirname(realpathSync(resolved)) !== realpathSync(librariesFolder)) {
       fail(
         `${addonPath} does not resolve ${name} to ${librariesFolder} (ldd: ${line?.trim() ?? "not linked"}).`,
       );

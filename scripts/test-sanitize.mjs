@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // `npm run test:sanitize`: builds the ASan + UBSan addon and its instrumented llama.cpp if needed
 // (build-native-sanitize.mjs, opt-in and cached), then runs the native tests and the schedule fuzzer's CI
-// seeds in node with libasan preloaded. Any sanitizer report fails the run, also one from a test's child
-// process whose crash the test itself expected: every process writes its reports to its own file in
-// test-artifacts/sanitize/ (log_path), and this script fails when any such file exists.
+// seeds in node with libasan preloaded. Any sanitizer report fails the run, also an ASan report from a
+// test's child process whose crash the test itself expected: every process writes its ASan reports to its
+// own file in test-artifacts/sanitize/ (log_path), and this script fails when any such file holds an error.
 //
 // Sanitizers do not see lost wake-ups or deadlocks: those are the schedule fuzzer's job.
 //
-// Usage: node scripts/test-sanitize.mjs [extra vitest arguments, e.g. a test file filter]
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+// Usage: node scripts/test-sanitize.mjs [extra vitest arguments for the native tests, e.g. a file filter]
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,12 +64,11 @@ const asanOptions = [
   "detect_stack_use_after_return=0",
   `log_path=${join(reportFolder, "asan")}`,
 ];
-const ubsanOptions = [
-  "print_stacktrace=1",
-  "halt_on_error=1",
-  "report_error_type=1",
-  `log_path=${join(reportFolder, "ubsan")}`,
-];
+// GCC's UBSan ignores log_path when ASan is loaded too (measured with gcc 12): its reports go to the
+// process's stderr. So every UB stops its process with exit code 87, and the output of each step below is
+// kept in a log file and searched for "runtime error:"; a report in a test's child process whose stderr
+// the test swallows still shows as that test failing on the unexpected exit code.
+const ubsanOptions = ["print_stacktrace=1", "halt_on_error=1", "exitcode=87", "report_error_type=1"];
 const environment = {
   ...process.env,
   LD_PRELOAD: [...preload, process.env.LD_PRELOAD].filter(Boolean).join(" "),
@@ -95,20 +94,40 @@ if (loaded.problems.length > 0)
   fail(`the sanitized run would not be instrumented: ${loaded.problems.join("; ")}.`);
 say(`preflight: ${loaded.llamaLibraries.length} llama.cpp libraries, all from ${libraries}; ${loaded.asan}`);
 
-// 4. The tests. node-llama-cpp-parity loads node-llama-cpp's own addon, which brings the prebuilt
+// Runs one step with the sanitizer environment, echoing its output and keeping a copy in the report folder.
+async function step(name, args) {
+  const logPath = join(reportFolder, `${name}.log`);
+  const log = createWriteStream(logPath);
+  const started = Date.now();
+  const child = spawn(process.execPath, args, {
+    env: environment,
+    cwd: projectRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    log.write(chunk);
+  });
+  child.stderr.on("data", (chunk) => {
+    process.stderr.write(chunk);
+    log.write(chunk);
+  });
+  const [code, signal] = await new Promise((done) => child.on("close", (...result) => done(result)));
+  await new Promise((done) => log.end(done));
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  say(`${name}: exit ${code ?? signal} after ${seconds} s (output in ${logPath})`);
+  return { name, code, signal, seconds, logPath };
+}
+
+// 4. The native tests. node-llama-cpp-parity loads node-llama-cpp's own addon, which brings the prebuilt
 // (uninstrumented) libllama and libggml into the same process as the instrumented ones: two copies of
 // ggml's global symbols, which is not a run worth sanitizing.
-const scheduleSeeds = join("test", "reliability", "schedule-fuzz.test.ts");
-const testFiles = ["test/native", ...(existsSync(join(projectRoot, scheduleSeeds)) ? [scheduleSeeds] : [])];
-if (testFiles.length === 1) say(`${scheduleSeeds} does not exist yet; running test/native only`);
-const vitest = join(projectRoot, "node_modules", "vitest", "vitest.mjs");
-const testsStarted = Date.now();
-const tests = spawnSync(
-  process.execPath,
-  [
-    vitest,
+const steps = [];
+steps.push(
+  await step("native-tests", [
+    join(projectRoot, "node_modules", "vitest", "vitest.mjs"),
     "run",
-    ...testFiles,
+    "test/native",
     "--exclude",
     "test/native/node-llama-cpp-parity.test.ts",
     // Instrumented decoding is several times slower; one worker keeps a 2-core machine responsive.
@@ -117,26 +136,51 @@ const tests = spawnSync(
     "--testTimeout",
     "180000",
     ...process.argv.slice(2),
-  ],
-  { stdio: "inherit", env: environment, cwd: projectRoot },
+  ]),
 );
-const testSeconds = ((Date.now() - testsStarted) / 1000).toFixed(0);
 
-// 5. Every error report, from any process, fails the run. The runtimes may also write warnings to the
-// same files (e.g. about stack switching); those are printed but fail nothing.
-const logs = readdirSync(reportFolder).filter((name) => /^(asan|ubsan)\.\d+/.test(name));
+// 5. The schedule fuzzer's CI seeds (seed 1, cases 0-249, as test/reliability/schedule-fuzz.test.ts runs
+// them) through the CLI: under ASan they take longer than that test's own time limit. The cases run
+// compiled JavaScript, so this step needs `npm run build:ts`.
+const cli = join(projectRoot, "dist", "cli", "main.js");
+if (existsSync(cli) && existsSync(join(projectRoot, "dist", "reliability", "schedule-child.js"))) {
+  steps.push(
+    await step("schedule-seeds", [
+      cli,
+      "reliability",
+      ...["--fuzz", "0", "--cancellations", "0", "--stall-seconds", "0", "--clients", "0"],
+      ...["--schedules", "250", "--seed", "1"],
+    ]),
+  );
+} else {
+  say("dist/ has no schedule fuzzer; run `npm run build:ts` to include its CI seeds");
+}
+
+// 6. Every error report, from any process, fails the run: ASan's report files (log_path) and UBSan's
+// "runtime error:" lines in the steps' output. The runtimes may also write warnings (e.g. about stack
+// switching); those are printed but fail nothing.
+const reports = readdirSync(reportFolder).filter((name) => /^asan\.\d+/.test(name));
 let errors = 0;
-for (const name of logs) {
+for (const name of reports) {
   const text = readFileSync(join(reportFolder, name), "utf8");
-  const isError = /ERROR: \w+Sanitizer|runtime error:/.test(text);
+  const isError = /ERROR: \w+Sanitizer/.test(text);
   if (isError) errors++;
   console.error(`\n===== ${isError ? "ERROR" : "warning"}: ${join(reportFolder, name)} =====\n${text}`);
 }
-if (errors > 0) {
+for (const { logPath } of steps) {
+  const undefinedBehaviour = readFileSync(logPath, "utf8")
+    .split("\n")
+    .filter((line) => line.includes("runtime error:"));
+  errors += undefinedBehaviour.length;
+  for (const line of undefinedBehaviour) console.error(`===== ERROR (UBSan) in ${logPath}: ${line}`);
+}
+const failedSteps = steps.filter((result) => result.code !== 0);
+const timing = steps.map((result) => `${result.name} ${result.seconds} s`).join(", ");
+if (errors > 0)
+  fail(`${errors} sanitizer error report(s), printed above and kept in ${reportFolder} (${timing}).`);
+if (failedSteps.length > 0) {
   fail(
-    `${errors} sanitizer error report(s) in ${reportFolder} (printed above); tests took ${testSeconds} s.`,
+    `${failedSteps.map((result) => result.name).join(" and ")} failed without a sanitizer report (${timing}).`,
   );
 }
-if (tests.status !== 0)
-  fail(`vitest failed (exit ${tests.status ?? tests.signal}) after ${testSeconds} s; no sanitizer reports.`);
-say(`clean: no ASan or UBSan error reports; tests took ${testSeconds} s.`);
+say(`clean: no ASan or UBSan error reports (${timing}).`);
