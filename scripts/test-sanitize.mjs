@@ -78,6 +78,9 @@ const environment = {
   TESSERA_LLAMA_LIBRARIES_DIR: libraries,
   // The tests that need the hook-enabled addon load this one instead of native/build-test-hooks/.
   TESSERA_TEST_HOOKS_ADDON: addon,
+  // For the few checks that cannot hold under ASan: memory-growth bounds (ASan's quarantine keeps freed
+  // memory resident) and wall-clock budgets (instrumented code is several times slower).
+  TESSERA_SANITIZE: "1",
 };
 
 // 3. Proof that the instrumented libraries, and only they, are the ones loaded.
