@@ -424,3 +424,54 @@ describe("ModelOutputThunk", () => {
     });
   });
 });
+
+describe("ModelOutputThunk.onSettled (passive observers such as telemetry)", () => {
+  it("fires once after completion and parsing, without reading the stream itself", async () => {
+    const thunk = new ModelOutputThunk<number>();
+    thunk.action = new NumberComponent();
+    const seen: Array<number | null> = [];
+    thunk.onSettled(() => seen.push(thunk.parsedRepr));
+    const { producer } = textProducer(thunk);
+    await producer.push("4");
+    producer.end();
+    await settle();
+    expect(seen).toEqual([]); // Nobody read: the generation has not ended for its reader yet.
+    expect(await thunk.avalue()).toBe("4");
+    expect(seen).toEqual([4]);
+  });
+
+  it("fires on failure with the failure visible, and on cancel", async () => {
+    const failing = new ModelOutputThunk();
+    const failures: unknown[] = [];
+    failing.onSettled(() => failures.push(failing.failure));
+    const { producer } = textProducer(failing);
+    producer.fail(new Error("boom"));
+    await expect(failing.avalue()).rejects.toThrow("boom");
+    expect(failures).toHaveLength(1);
+    expect((failures[0] as Error).message).toBe("boom");
+
+    const cancelled = new ModelOutputThunk();
+    cancelled.hooks = new HookRegistry();
+    textProducer(cancelled);
+    let fired = 0;
+    cancelled.onSettled(() => fired++);
+    await cancelled.cancelGeneration();
+    await cancelled.cancelGeneration();
+    expect(fired).toBe(1);
+    expect(cancelled.cancelled).toBe(true);
+  });
+
+  it("fires at once for a thunk built computed, and a throwing listener breaks nothing", async () => {
+    const thunk = new ModelOutputThunk("done");
+    let fired = false;
+    thunk.onSettled(() => {
+      throw new Error("observer bug");
+    });
+    thunk.onSettled(() => {
+      fired = true;
+    });
+    await settle();
+    expect(fired).toBe(true);
+    expect(await thunk.avalue()).toBe("done");
+  });
+});
