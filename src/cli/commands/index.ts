@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerBenchCommand } from "./bench.js";
 import { registerChatCommand } from "./chat.js";
+import { registerDoctorCommand } from "./doctor.js";
 import { registerInspectCommand } from "./inspect.js";
 import { registerModelsCommand } from "./models.js";
 import { registerReliabilityCommand } from "./reliability.js";
@@ -16,4 +17,5 @@ export function registerCommands(program: Command): void {
   registerBenchCommand(program);
   registerServeCommand(program);
   registerReliabilityCommand(program);
+  registerDoctorCommand(program);
 }
