@@ -11,11 +11,13 @@ namespace {
 
 class CreateContextWorker : public Napi::AsyncWorker {
  public:
-  CreateContextWorker(Napi::Env env, std::shared_ptr<ModelHandle> model, llama_context_params params)
+  CreateContextWorker(Napi::Env env, std::shared_ptr<ModelHandle> model, llama_context_params params,
+                      int32_t prefillChunkSize)
       : Napi::AsyncWorker(env, "tessera:createContext"),
         deferred_(Napi::Promise::Deferred::New(env)),
         model_(std::move(model)),
-        params_(params) {
+        params_(params),
+        prefillChunkSize_(prefillChunkSize) {
     model_->pendingContexts++;  // keeps the weights alive until OnOK/OnError, whatever dispose() does
   }
 
@@ -45,7 +47,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
     settleSafely(deferred_, [this] {
       Napi::Env env = Env();
       Napi::Object object = addonData(env).contextConstructor.New({});
-      AddonContext::Unwrap(object)->attach(env, model_, context_);
+      AddonContext::Unwrap(object)->attach(env, model_, context_, prefillChunkSize_);
       context_ = nullptr;
       deferred_.Resolve(object);
     });
@@ -77,6 +79,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
   Napi::Promise::Deferred deferred_;
   std::shared_ptr<ModelHandle> model_;
   llama_context_params params_;
+  int32_t prefillChunkSize_;
   llama_context* context_ = nullptr;
 };
 
@@ -141,7 +144,12 @@ Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandl
   params.n_threads = threads;
   params.n_threads_batch = static_cast<int32_t>(numberOption(options, "batchThreads", threads));
   params.no_perf = true;
-  auto* worker = new CreateContextWorker(env, model, params);
+  // 0 (the default) lets a prompt chunk fill the batch; TypeScript passes the micro-batch when a GPU runs layers.
+  const double prefillChunkValue = numberOption(options, "prefillChunkSize", 0);
+  if (!(prefillChunkValue >= 0 && prefillChunkValue <= 65536)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "prefillChunkSize must be between 0 and 65536");
+  }
+  auto* worker = new CreateContextWorker(env, model, params, static_cast<int32_t>(prefillChunkValue));
   Napi::Promise promise = worker->promise();
   worker->Queue();
   return promise;
@@ -163,7 +171,8 @@ AddonContext::~AddonContext() {
   if (loop_) loop_->close();
 }
 
-void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context) {
+void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context,
+                          int32_t prefillChunkSize) {
   model_ = model;
   // The finalizer runs when Node frees the function, whether after our Release() or at environment
   // teardown; from then on the keeper must not call into it. The slot is filled once the keeper exists.
@@ -193,7 +202,7 @@ void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& mod
           }
         });
     if (status != napi_ok) delete payload;
-  });
+  }, prefillChunkSize);
   {
     std::lock_guard<std::mutex> lock(model->enginesMutex);
     model->engines.push_back(engine_);
@@ -335,6 +344,7 @@ Napi::Value AddonContext::GetInfo(const Napi::CallbackInfo& info) {
   result.Set("sequenceContextSize", engine.sequenceContextSize());
   result.Set("sequences", engine.sequenceCount());
   result.Set("batchSize", engine.batchSize());
+  result.Set("prefillChunkSize", engine.prefillChunkSize());
   result.Set("threads", engine.threads());
   return result;
 }

@@ -20,7 +20,8 @@ class AddonContext : public Napi::ObjectWrap<AddonContext> {
 
   explicit AddonContext(const Napi::CallbackInfo& info);
   ~AddonContext() override;
-  void attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context);
+  void attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context,
+              int32_t prefillChunkSize);
 
  private:
   Napi::Value Generate(const Napi::CallbackInfo& info);

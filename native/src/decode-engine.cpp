@@ -63,7 +63,8 @@ const char* finishReasonName(FinishReason reason) {
   }
 }
 
-DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify)
+DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify,
+                           int32_t prefillChunkSize)
     : model_(std::move(model)),
       context_(context),
       vocab_(model_->vocab),
@@ -72,6 +73,7 @@ DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* co
       sequenceContextSize_(static_cast<int32_t>(llama_n_ctx_seq(context))),
       contextSize_(static_cast<int32_t>(llama_n_ctx(context))),
       batchSize_(static_cast<int32_t>(llama_n_batch(context))),
+      prefillChunkSize_(prefillChunkSize > 0 ? std::min(prefillChunkSize, batchSize_) : batchSize_),
       threads_(llama_n_threads(context)),
       notify_(std::move(notify)) {
   sequenceTokens_.resize(static_cast<size_t>(sequenceCount_));
@@ -633,6 +635,9 @@ void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<Ge
     plan.push_back({generation, 0, 1, false});
     budget--;
   }
+  // Prompt chunks share at most prefillChunkSize_ tokens per step, so a long prefill takes several steps
+  // and an abort is seen between them even where llama.cpp cannot interrupt a graph (GPU backends).
+  budget = std::min(budget, prefillChunkSize_);
   for (auto& generation : members) {
     if (budget == 0) break;
     if (!generation->started) {

@@ -22,7 +22,8 @@ class DecodeEngine {
  public:
   using Notify = std::function<void(const std::shared_ptr<GenerationState>&)>;
 
-  DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify);
+  // prefillChunkSize 0 = the batch size (one chunk may fill the whole batch).
+  DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify, int32_t prefillChunkSize = 0);
   ~DecodeEngine();
 
   void submit(const std::shared_ptr<GenerationState>& generation);
@@ -40,6 +41,7 @@ class DecodeEngine {
   int32_t sequenceContextSize() const { return sequenceContextSize_; }
   int32_t contextSize() const { return contextSize_; }
   int32_t batchSize() const { return batchSize_; }
+  int32_t prefillChunkSize() const { return prefillChunkSize_; }
   int32_t threads() const { return threads_; }
 
   std::mutex mutex;
@@ -88,6 +90,9 @@ class DecodeEngine {
   int32_t sequenceContextSize_;
   int32_t contextSize_;
   int32_t batchSize_;
+  // Most prompt tokens one step decodes, all sequences together. The abort flag is read between steps;
+  // inside llama_decode only the CPU backend reads it, so with a GPU this bounds how late an abort lands.
+  int32_t prefillChunkSize_;
   int32_t threads_;
   Notify notify_;
 
