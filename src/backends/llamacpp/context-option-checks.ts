@@ -14,11 +14,13 @@ const contextOptionNames: ReadonlySet<string> = new Set([
   "sequences",
   "threads",
   "unifiedKvCache",
+  "prefillChunkSize",
 ]);
 
 export function resolveContextOptions(
   options: LlamaContextOptions,
   metadata: NativeModelMetadata,
+  gpuLayers = 0,
 ): NativeContextOptions {
   rejectUnknownOptions("createContext options", options, contextOptionNames);
   const sequences =
@@ -80,7 +82,23 @@ export function resolveContextOptions(
       "use a smaller contextSize or fewer sequences",
     );
   }
-  return { contextSize, batchSize, sequences, threads, batchThreads: threads, unifiedKvCache };
+  // A GPU backend cannot interrupt a graph, so a prompt is decoded one micro-batch per step there and an
+  // abort lands within one micro-batch (docs/gpu.md). On the CPU a chunk may fill the batch, as before.
+  const prefillChunkSize =
+    options.prefillChunkSize === undefined
+      ? gpuLayers > 0
+        ? Math.min(batchSize, maximumMicroBatch)
+        : batchSize
+      : Math.min(checkInteger("prefillChunkSize", options.prefillChunkSize, 1, 1 << 16), batchSize);
+  return {
+    contextSize,
+    batchSize,
+    sequences,
+    threads,
+    batchThreads: threads,
+    unifiedKvCache,
+    prefillChunkSize,
+  };
 }
 
 /**

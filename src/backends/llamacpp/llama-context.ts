@@ -33,6 +33,13 @@ export interface LlamaContextOptions {
    * decode error). Default false: each sequence has its own contextSize cells.
    */
   readonly unifiedKvCache?: boolean;
+  /**
+   * Most prompt tokens one decode step takes (all sequences together), 1 to 65536, at most batchSize.
+   * An abort is seen between steps; inside a step only the CPU backend can interrupt llama.cpp, so with
+   * GPU layers this bounds how long an abort waits. Default: min(batchSize, 512) when the model has GPU
+   * layers, else batchSize.
+   */
+  readonly prefillChunkSize?: number;
 }
 
 /**
@@ -66,6 +73,10 @@ export class LlamaContext implements AsyncDisposable {
   }
   get batchSize(): number {
     return this.#info.batchSize;
+  }
+  /** Most prompt tokens one decode step takes (an abort waits at most one step). */
+  get prefillChunkSize(): number {
+    return this.#info.prefillChunkSize;
   }
   get threads(): number {
     return this.#info.threads;

@@ -200,7 +200,7 @@ export class LlamaModel implements AsyncDisposable {
    */
   async createContext(options: LlamaContextOptions = {}): Promise<LlamaContext> {
     this.#assertLoaded();
-    const resolved = resolveContextOptions(options, this.metadata);
+    const resolved = resolveContextOptions(options, this.metadata, this.gpu.layers);
     let native: NativeContext;
     try {
       native = await this.#native.createContext(resolved);

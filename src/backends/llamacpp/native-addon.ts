@@ -99,6 +99,8 @@ export interface NativeContextOptions {
   readonly threads: number;
   readonly batchThreads: number;
   readonly unifiedKvCache: boolean;
+  /** Most prompt tokens per decode step (abort is checked between steps); missing or 0 = batchSize. */
+  readonly prefillChunkSize?: number;
 }
 
 export interface NativeContextInfo {
@@ -106,6 +108,7 @@ export interface NativeContextInfo {
   readonly sequenceContextSize: number;
   readonly sequences: number;
   readonly batchSize: number;
+  readonly prefillChunkSize: number;
   readonly threads: number;
 }
 
