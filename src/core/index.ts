@@ -11,6 +11,7 @@ export type {
 export { BaseBackend, type BaseBackendOptions, type ResolvedGenerateOptions } from "./base-backend.js";
 export { BoundedChunkQueue } from "./bounded-chunk-queue.js";
 export { CBlock, type CBlockOptions } from "./cblock.js";
+export type { ChunkingStrategy } from "./chunking-strategy.js";
 export { Component } from "./component.js";
 export { ComputedModelOutputThunk } from "./computed-model-output-thunk.js";
 export { Context } from "./context.js";
@@ -82,7 +83,10 @@ export {
 export { ModelToolCall } from "./model-tool-call.js";
 export type { RawProviderResponse } from "./raw-provider-response.js";
 export {
+  PartialValidationResult,
+  type PartialValidationState,
   type Requirement,
+  type StreamPartial,
   type ValidateOptions,
   ValidationResult,
   type ValidationResultOptions,

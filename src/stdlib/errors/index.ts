@@ -1,4 +1,5 @@
 export { ChatContextRequiredError } from "./chat-context-required-error.js";
+export { ChunkingStrategyError } from "./chunking-strategy-error.js";
 export { GenerativeInputError } from "./generative-input-error.js";
 export { GenerativeOutputError } from "./generative-output-error.js";
 export { InvalidConcurrencyBudgetError } from "./invalid-concurrency-budget-error.js";
@@ -7,6 +8,8 @@ export { MissingLogitsError } from "./missing-logits-error.js";
 export { MissingUserVariableError } from "./missing-user-variable-error.js";
 export { SamplingAbortedError } from "./sampling-aborted-error.js";
 export { SessionDisposedError } from "./session-disposed-error.js";
+export { StreamingValidationFailedError } from "./streaming-validation-failed-error.js";
 export { StreamingWithStrategyError } from "./streaming-with-strategy-error.js";
 export { UnknownBackendError } from "./unknown-backend-error.js";
+export { UnknownChunkingError } from "./unknown-chunking-error.js";
 export { ValidationFunctionResultError } from "./validation-function-result-error.js";

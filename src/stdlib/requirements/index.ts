@@ -1,3 +1,4 @@
+export { jsonSchemaRequirement } from "./json-stream-requirement.js";
 export { type JudgeVerdict, readJudgeAnswer } from "./judge-verdict.js";
 export { check, isRequirement, req, reqify, uniqueRequirements } from "./requirement-helpers.js";
 export { RequirementJudge } from "./requirement-judge.js";
@@ -6,6 +7,13 @@ export { simpleValidate, type TextCheck } from "./simple-validate.js";
 export {
   StandardRequirement,
   type StandardRequirementOptions,
+  type StreamValidationFunction,
   type ValidationFunction,
 } from "./standard-requirement.js";
+export {
+  type StreamFailure,
+  type StreamValidationOptions,
+  streamingRequirements,
+  validateWhileStreaming,
+} from "./stream-validation.js";
 export { toValidationResult, type ValidationOutcome } from "./validation-outcome.js";

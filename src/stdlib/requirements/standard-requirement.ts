@@ -1,7 +1,14 @@
 import type { Backend } from "../../core/backend.js";
+import type { ChunkingStrategy } from "../../core/chunking-strategy.js";
 import type { Context } from "../../core/context.js";
-import { mergeModelOptions } from "../../core/model-options.js";
-import { type Requirement, type ValidateOptions, ValidationResult } from "../../core/requirement.js";
+import { type ModelOptions, mergeModelOptions } from "../../core/model-options.js";
+import {
+  type PartialValidationResult,
+  type Requirement,
+  type StreamPartial,
+  type ValidateOptions,
+  ValidationResult,
+} from "../../core/requirement.js";
 import { readJudgeAnswer } from "./judge-verdict.js";
 import { RequirementJudge } from "./requirement-judge.js";
 import { toValidationResult, type ValidationOutcome } from "./validation-outcome.js";
@@ -18,7 +25,19 @@ export interface StandardRequirementOptions {
   validate?: ValidationFunction | null;
   /** Checked but never shown to the model (in the instruction or in repair text). */
   checkOnly?: boolean;
+  /** Check the sample while it streams too; a "fail" cancels it (see Requirement.streamValidate). */
+  streamValidate?: StreamValidationFunction | null;
+  /** How the stream is cut for streamValidate (wordChunking, sentenceChunking, ...); default every delta. */
+  streamChunking?: ChunkingStrategy | null;
+  /** Model options the streaming check needs, merged under the caller's by streaming strategies. */
+  streamModelOptions?: ModelOptions;
 }
+
+/** A check while the sample streams: "fail" only when no continuation can pass the final validation. */
+export type StreamValidationFunction = (
+  partial: StreamPartial,
+  context: Context,
+) => PartialValidationResult | Promise<PartialValidationResult>;
 
 /** Judges never need long answers; the caller's options still win. */
 const judgeDefaultOptions = { maxNewTokens: 64 };
@@ -33,6 +52,9 @@ export class StandardRequirement implements Requirement {
   readonly description: string | null;
   readonly checkOnly: boolean;
   readonly validationFunction: ValidationFunction | null;
+  readonly streamChunking: ChunkingStrategy | null;
+  readonly streamModelOptions: ModelOptions | undefined;
+  readonly streamValidate?: StreamValidationFunction;
 
   constructor(description: string | null, options: StandardRequirementOptions = {}) {
     if (description !== null && typeof description !== "string") {
@@ -43,6 +65,10 @@ export class StandardRequirement implements Requirement {
     this.description = description;
     this.checkOnly = options.checkOnly ?? false;
     this.validationFunction = options.validate ?? null;
+    this.streamChunking = options.streamChunking ?? null;
+    this.streamModelOptions = options.streamModelOptions;
+    // Only present when given: a requirement without it is checked on the final text alone.
+    if (options.streamValidate) this.streamValidate = options.streamValidate;
   }
 
   async validate(
