@@ -16,4 +16,19 @@ export {
   streamingRequirements,
   validateWhileStreaming,
 } from "./stream-validation.js";
+export {
+  type TokenCheck,
+  type TokenEvent,
+  type TokenSignalRequirementOptions,
+  tokenSignalRequirement,
+} from "./token-signal-requirement.js";
+export {
+  chosenLogprob,
+  maxEntropyRequirement,
+  meanLogprobWindowRequirement,
+  minTokenLogprobRequirement,
+  probabilityGapRequirement,
+  stepEntropy,
+  type TraceKind,
+} from "./token-signals.js";
 export { toValidationResult, type ValidationOutcome } from "./validation-outcome.js";
