@@ -106,6 +106,7 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
     controller.abort();
   };
   process.on("SIGINT", onSignal);
+  let lastLine = Number.NEGATIVE_INFINITY;
   const onProgress = (progress: NativeTrainProgress): void => {
     if (progress.kind === "validation") {
       bar.stop();
@@ -114,6 +115,18 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
           `(${(progress.loss / Math.LN2).toFixed(2)} bits), next-token accuracy ${percent(progress.accuracy)}%\n`,
       );
       return;
+    }
+    // No terminal (a log file, CI): a plain line per shard, at most every 30 s, instead of the bar.
+    if (
+      progress.kind === "shard" &&
+      process.stderr.isTTY !== true &&
+      progress.elapsedSeconds - lastLine >= 30
+    ) {
+      lastLine = progress.elapsedSeconds;
+      process.stderr.write(
+        `step ${progress.step}/${progress.totalSteps}: loss ${progress.loss.toFixed(3)}, accuracy ${percent(progress.accuracy)}%, ` +
+          `${progress.tokensPerSecond.toFixed(0)} tokens/s, ${progress.elapsedSeconds.toFixed(0)} s\n`,
+      );
     }
     bar.update(progress.step, progress.totalSteps, {
       loss: Number.isFinite(progress.loss) ? progress.loss.toFixed(3) : "-",
