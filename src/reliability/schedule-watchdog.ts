@@ -61,7 +61,7 @@ export class ScheduleWatchdog {
           ]);
           what += settled
             ? "; abort() then ended it (the decode thread was alive but asleep: a missed wake-up)"
-            : `; abort() did not end it within ${abortProbeMs} ms either (the decode thread is stuck)`;
+            : `; abort() did not end it within ${abortProbeMs} ms either (the decode thread is stuck, or a dispose forgot the pending pull)`;
         }
         this.#onHang(what);
         reject(new ScheduleHangError(what));
