@@ -88,4 +88,42 @@ describe("training a micro model on one line", () => {
     const [a, b] = await Promise.all([readFile(first.output), readFile(second.output)]);
     expect(a.equals(b)).toBe(true);
   }, 300_000);
+
+  it("stops at a shard boundary when aborted, keeps that checkpoint, and resumes from it", async () => {
+    const controller = new AbortController();
+    const stopped = await trainModel({
+      start,
+      output: join(folder, "stopped.gguf"),
+      corpus: { kind: "text", path: corpus, validationFraction: 0.05 },
+      epochs: 4,
+      learningRate: 3e-3,
+      threads: 1,
+      seed: 3,
+      shardSize: 8,
+      onProgress: (progress) => {
+        if (progress.kind === "shard") controller.abort();
+      },
+      signal: controller.signal,
+    });
+    expect(stopped.summary.stopped).toBe(true);
+    expect(stopped.summary.steps % 8).toBe(0);
+    expect(stopped.summary.steps).toBeLessThan(first.summary.steps);
+    const record = readTrainingRecord((await readGgufFile(stopped.output)).metadataByKey);
+    expect(record).toMatchObject({ stopped: true, steps: stopped.summary.steps });
+
+    const resumed = await trainModel({
+      start: stopped.output,
+      output: join(folder, "resumed.gguf"),
+      corpus: { kind: "text", path: corpus, validationFraction: 0.05 },
+      epochs: 1,
+      learningRate: 3e-3,
+      threads: 1,
+      seed: 3,
+      shardSize: 8,
+    });
+    const resumedRecord = readTrainingRecord((await readGgufFile(resumed.output)).metadataByKey);
+    expect(resumedRecord).toMatchObject({ stopped: false, resumedSteps: stopped.summary.steps });
+    expect(resumedRecord?.steps).toBe(stopped.summary.steps + resumed.summary.steps);
+    expect(resumedRecord?.start).toBe(record?.start);
+  }, 300_000);
 });
