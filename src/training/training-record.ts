@@ -100,7 +100,7 @@ export function describeTrainingRecord(record: TrainingRecord): string[] {
     `trained by tessera ${record.tesseraVersion} from ${record.start}${record.resumedSteps > 0 ? ` (resumed after ${record.resumedSteps} steps; optimizer restarted)` : ""}`,
     `corpus: ${record.corpus}`,
     `${record.steps} steps, ${record.epochs} epoch(s), ${record.tokens} tokens, sequence length ${record.sequenceLength}, ` +
-      `learning rate ${record.learningRate} (${record.schedule}, ${record.warmupSteps} warm-up steps), seed ${record.seed}, ${record.threads} thread(s)`,
+      `learning rate ${Number(record.learningRate.toPrecision(3))} (${record.schedule}, ${record.warmupSteps} warm-up steps), seed ${record.seed}, ${record.threads} thread(s)`,
     `final training loss ${loss(record.finalLoss)} nats/token; validation loss ${loss(record.validationLoss)} ` +
       `(start ${loss(record.initialValidationLoss)}), validation next-token accuracy ${Number.isFinite(record.validationAccuracy) ? `${(record.validationAccuracy * 100).toFixed(1)}%` : "n/a"}` +
       (record.stopped ? "; stopped early (checkpoint)" : ""),
