@@ -124,6 +124,8 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   size_t offset = 0;
   for (size_t index = 0; index < count; index++) {
     const std::string& piece = state.slots[(head + index) % capacity].piece;
+    // An empty Uint8Array has no backing store (Data() is null): memcpy must not even see it.
+    if (piece.empty()) continue;
     std::memcpy(pieces.Data() + offset, piece.data(), piece.size());
     offset += piece.size();
   }

@@ -134,7 +134,9 @@ describe("flow control between the decode thread and JavaScript", () => {
     expect(fresh.text).toBe(second.text);
   });
 
-  it("does not grow memory over 200 generations", async () => {
+  // AddressSanitizer keeps freed memory in quarantine (47-58 MiB over this loop), so the RSS bound only
+  // means something in an ordinary build; the sanitizer run checks the same loop for invalid accesses.
+  it.skipIf(process.env.TESSERA_SANITIZE === "1")("does not grow memory over 200 generations", async () => {
     const run = async () =>
       context
         .generate(prompt, { seed: 1, temperature: 1, maxTokens: 8, ignoreEos: true, rawLogits: 10 })
