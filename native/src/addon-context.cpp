@@ -29,12 +29,12 @@ class CreateContextWorker : public Napi::AsyncWorker {
     try {
       context_ = llama_init_from_model(model_->model, params_);
     } catch (const std::exception& error) {
-      SetError(std::string("llama.cpp could not create the context: ") + error.what());
+      failure_ = std::string("llama.cpp could not create the context: ") + error.what();
       return;
     }
     if (context_ == nullptr) {
-      SetError("llama.cpp could not create a context of " + std::to_string(params_.n_ctx) +
-               " cells; try a smaller contextSize or fewer sequences (the KV cache may not fit in memory)");
+      failure_ = "llama.cpp could not create a context of " + std::to_string(params_.n_ctx) +
+                 " cells; try a smaller contextSize or fewer sequences (the KV cache may not fit in memory)";
     }
   }
 
@@ -42,21 +42,22 @@ class CreateContextWorker : public Napi::AsyncWorker {
     if (context_ != nullptr) llama_free(context_);  // never handed to an AddonContext
   }
 
+  // Failures travel in failure_, not through SetError: node-addon-api would build the Napi::Error for
+  // OnError itself, outside any guard of ours, and in a terminating Worker that throws out of its C
+  // completion callback (std::terminate). Everything that touches JavaScript runs in settleSafely.
   void OnOK() override {
     if (settleDisposed()) return;
     settleSafely(deferred_, [this] {
       Napi::Env env = Env();
+      if (!failure_.empty()) {
+        deferred_.Reject(codedError(env, "ERR_CONTEXT_CREATE", failure_).Value());
+        return;
+      }
       Napi::Object object = addonData(env).contextConstructor.New({});
       AddonContext::Unwrap(object)->attach(env, model_, context_, prefillChunkSize_);
       context_ = nullptr;
       deferred_.Resolve(object);
     });
-  }
-
-  void OnError(const Napi::Error& error) override {
-    if (settleDisposed()) return;
-    settleSafely(deferred_,
-                 [&] { deferred_.Reject(codedError(Env(), "ERR_CONTEXT_CREATE", error.Message()).Value()); });
   }
 
  private:
@@ -81,6 +82,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
   llama_context_params params_;
   int32_t prefillChunkSize_;
   llama_context* context_ = nullptr;
+  std::string failure_;
 };
 
 CaptureConfig captureOption(const Napi::Object& options, const char* topKName, const char* fullName) {

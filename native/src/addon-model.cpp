@@ -42,11 +42,11 @@ class LoadModelWorker : public Napi::AsyncWorker {
     if (model_ == nullptr) {
       if (abortFlag_->load()) {
         code_ = "ERR_ABORTED";
-        SetError("model loading was aborted");
+        failure_ = "model loading was aborted";
       } else {
         code_ = "ERR_MODEL_LOAD";
         const std::string details = takeRecentErrors();
-        SetError("llama.cpp could not load " + path_ + (details.empty() ? std::string() : ": " + details));
+        failure_ = "llama.cpp could not load " + path_ + (details.empty() ? std::string() : ": " + details);
       }
     }
   }
@@ -55,20 +55,20 @@ class LoadModelWorker : public Napi::AsyncWorker {
     if (model_ != nullptr) llama_model_free(model_);  // never handed to an AddonModel
   }
 
+  // Failures travel in failure_, not through SetError (see CreateContextWorker::OnOK).
   void OnOK() override {
     releaseProgress();
     settleSafely(deferred_, [this] {
       Napi::Env env = Env();
+      if (!failure_.empty()) {
+        deferred_.Reject(codedError(env, code_.c_str(), failure_).Value());
+        return;
+      }
       Napi::Object object = addonData(env).modelConstructor.New({});
       AddonModel::Unwrap(object)->attach(model_);
       model_ = nullptr;
       deferred_.Resolve(object);
     });
-  }
-
-  void OnError(const Napi::Error& error) override {
-    releaseProgress();
-    settleSafely(deferred_, [&] { deferred_.Reject(codedError(Env(), code_.c_str(), error.Message()).Value()); });
   }
 
  private:
@@ -115,6 +115,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
   bool hasProgress_ = false;
   llama_model* model_ = nullptr;
   std::string code_ = "ERR_MODEL_LOAD";
+  std::string failure_;
 };
 
 std::string metadataString(const llama_model* model, const char* key) {

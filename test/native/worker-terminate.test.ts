@@ -11,7 +11,7 @@ import { hooksAddonPath } from "./hooks-addon.js";
 
 const fixture = new URL("./fixtures/terminate-busy-worker.mjs", import.meta.url).pathname;
 
-async function terminateRounds(mode: "generate" | "progress"): Promise<string> {
+async function terminateRounds(mode: "generate" | "progress" | "failed-load"): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [fixture, hooksAddonPath, await resolveDefaultModel(), packageRoot(), mode, "3"],
@@ -27,5 +27,11 @@ describe("terminating a Worker that uses the addon", () => {
 
   it("leaves the process alive when the worker is loading a model with a progress callback", async () => {
     expect(await terminateRounds("progress")).toBe("survived");
+  });
+
+  // Not a regression test of its own (it survived before too): a failed load completes while the
+  // environment is torn down, the path whose error object node-addon-api would build outside our guards.
+  it("leaves the process alive when a failed model load completes during the termination", async () => {
+    expect(await terminateRounds("failed-load")).toBe("survived");
   });
 });
