@@ -91,6 +91,7 @@ export {
   ValidationResult,
   type ValidationResultOptions,
 } from "./requirement.js";
+export type { SamplingReport } from "./sampling-report.js";
 export { type SampleActionType, SamplingResult, type SamplingResultInit } from "./sampling-result.js";
 export {
   type SampleOptions,

@@ -5,6 +5,7 @@ import type { Context } from "./context.js";
 import { SamplingResultIndexError } from "./errors/sampling-result-index-error.js";
 import type { ModelOutputThunk } from "./model-output-thunk.js";
 import type { Requirement, ValidationResult } from "./requirement.js";
+import type { SamplingReport } from "./sampling-report.js";
 
 /**
  * The action behind one sample: what was sent to the backend (repair strategies change it between samples).
@@ -22,6 +23,8 @@ export interface SamplingResultInit<T> {
   sampleValidations?: Array<Array<[Requirement, ValidationResult]>> | null;
   sampleActions?: Array<SampleActionType<T>> | null;
   sampleContexts?: Context[] | null;
+  /** How a pooled run spent its budget (streaming strategies); null for round-based runs. */
+  report?: SamplingReport | null;
 }
 
 /** What a sampling run produced: the chosen output and every sample, with validations, actions and contexts. */
@@ -32,6 +35,8 @@ export class SamplingResult<T = string> {
   readonly sampleValidations: Array<Array<[Requirement, ValidationResult]>>;
   readonly sampleActions: Array<SampleActionType<T>>;
   readonly sampleContexts: Context[];
+  /** How a pooled run spent its budget (live samples, attempts, cancellations, tokens); null when not pooled. */
+  readonly report: SamplingReport | null;
 
   constructor(init: SamplingResultInit<T>) {
     this.resultIndex = init.resultIndex;
@@ -41,6 +46,7 @@ export class SamplingResult<T = string> {
     this.sampleValidations = init.sampleValidations ?? [];
     this.sampleActions = init.sampleActions ?? [];
     this.sampleContexts = init.sampleContexts ?? [];
+    this.report = init.report ?? null;
     // Checked here, as Mellea asserts it, so a strategy's bad choice fails where it is made. A run with no
     // samples (one aborted before the first finished) is still a valid record; reading its result throws.
     if (this.sampleGenerations.length > 0) this.#position();

@@ -6,6 +6,7 @@ export { InvalidConcurrencyBudgetError } from "./invalid-concurrency-budget-erro
 export { InvalidSampleCountError } from "./invalid-sample-count-error.js";
 export { MissingLogitsError } from "./missing-logits-error.js";
 export { MissingUserVariableError } from "./missing-user-variable-error.js";
+export { NonMonotoneScoreError } from "./non-monotone-score-error.js";
 export { SamplingAbortedError } from "./sampling-aborted-error.js";
 export { SessionDisposedError } from "./session-disposed-error.js";
 export { StreamingValidationFailedError } from "./streaming-validation-failed-error.js";

@@ -3,8 +3,10 @@ import type { Backend, GenerateOptions } from "../../core/backend.js";
 import { ComputedModelOutputThunk } from "../../core/computed-model-output-thunk.js";
 import type { Context } from "../../core/context.js";
 import { InvalidLoopBudgetError } from "../../core/errors/invalid-loop-budget-error.js";
+import { mergeModelOptions } from "../../core/model-options.js";
 import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
-import type { Requirement } from "../../core/requirement.js";
+import { type Requirement, ValidationResult } from "../../core/requirement.js";
+import type { SamplingReport } from "../../core/sampling-report.js";
 import type { SampleActionType, SamplingResult } from "../../core/sampling-result.js";
 import {
   type SampleOptions,
@@ -16,6 +18,8 @@ import { inValidationSpan } from "../../core/telemetry/validation-span.js";
 import { InvalidConcurrencyBudgetError } from "../errors/invalid-concurrency-budget-error.js";
 import { SamplingAbortedError } from "../errors/sampling-aborted-error.js";
 import { uniqueRequirements } from "../requirements/requirement-helpers.js";
+import { streamingRequirements } from "../requirements/stream-validation.js";
+import { generatedTokens, type PoolAttempt, runSamplePool } from "./sample-pool.js";
 import {
   allPassed,
   type DrawnSample,
@@ -33,6 +37,11 @@ export interface BaseSamplingStrategyOptions extends SamplingStrategyOptions {
   concurrencyBudget?: number;
   /** Show a progress bar on stderr (a call's showProgress overrides it). */
   showProgress?: boolean;
+  /**
+   * Check requirements that have streamValidate while each sample streams, cancelling it at the first fail
+   * (default true). False leaves every check to the final text: the baseline of the strategy benchmark.
+   */
+  streamValidation?: boolean;
 }
 
 /** sample()'s options plus the tools offered to the model. */
@@ -56,6 +65,32 @@ export interface RepairResult<T> {
   context: Context;
 }
 
+/** What samplePooled() runs: one action in one context, as a pool. */
+export interface PooledPlan<T> {
+  action: SampleActionType<T>;
+  context: Context;
+  backend: Backend;
+  run: SampleRun<T>;
+  requirements: readonly Requirement[];
+  history: SamplingHistory<T>;
+  /** Live samples asked for (capped by the backend's parallel sequences). */
+  concurrency: number;
+  attemptLimit: number;
+  /** Before each start, given the history and the live count: false starts no more. */
+  wantsMore(history: SamplingHistory<T>, live: number): boolean;
+  /** After each recorded completion: true ends the run (live samples are cancelled). */
+  stopAfter(history: SamplingHistory<T>): boolean;
+  /** On each delta of a live sample: true cancels it as one that can no longer win. */
+  isLoser?(attempt: PoolAttempt<T>, history: SamplingHistory<T>): boolean;
+}
+
+/** What samplePooled() returns. */
+export interface PooledRun<T> {
+  history: SamplingHistory<T>;
+  report: SamplingReport;
+  attempts: ReadonlyArray<PoolAttempt<T>>;
+}
+
 /**
  * The loop every strategy shares: each round draws `concurrencyBudget` samples of the current action and
  * validates them in draw order; the first that passes every requirement ends the run with success (later
@@ -67,6 +102,7 @@ export interface RepairResult<T> {
 export abstract class BaseSamplingStrategy extends SamplingStrategy {
   readonly concurrencyBudget: number;
   readonly showProgress: boolean;
+  readonly streamValidation: boolean;
 
   constructor(options: BaseSamplingStrategyOptions = {}) {
     super(options);
@@ -78,6 +114,107 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
     }
     this.concurrencyBudget = concurrencyBudget;
     this.showProgress = options.showProgress ?? false;
+    this.streamValidation = options.streamValidation ?? true;
+  }
+
+  /** The requirements checked while samples stream: none when streamValidation is off. */
+  protected streamingRequirementsOf(requirements: readonly Requirement[]): Requirement[] {
+    return this.streamValidation ? streamingRequirements(requirements) : [];
+  }
+
+  /**
+   * Run samples of one action as a pool (see runSamplePool): `concurrency` live (capped by the backend's
+   * parallel sequences, and the cap reported), at most `attemptLimit` started. Completed samples are
+   * validated and recorded in completion order; samples cancelled by a streaming fail are recorded with that
+   * failure as their validation; samples cancelled as losers or because the run stopped are left out of the
+   * history but counted in the report. `stopAfter` decides, after each recorded completion, whether the run
+   * has its answer.
+   */
+  protected async samplePooled<T>(plan: PooledPlan<T>): Promise<PooledRun<T>> {
+    const { action, context, backend, run, requirements, history } = plan;
+    const streaming = this.streamingRequirementsOf(requirements);
+    const concurrency = Math.min(plan.concurrency, backend.capabilities.parallelSequences);
+    const options = generateOptionsOf({
+      ...run,
+      modelOptions: mergeModelOptions(
+        ...streaming.map((requirement) => requirement.streamModelOptions),
+        run.modelOptions,
+      ),
+    });
+    const progress = this.startProgress(run, plan.attemptLimit);
+    let attemptsUntilPass: number | null = null;
+    try {
+      const outcome = await runSamplePool<T>({
+        concurrency,
+        attemptLimit: plan.attemptLimit,
+        streamingRequirements: streaming,
+        generationContext: context,
+        start: () => {
+          run.signal?.throwIfAborted();
+          return backend.generateFromContext<T>(action, context, options);
+        },
+        wantsMore: (live) => plan.wantsMore(history, live),
+        onCompleted: async (attempt) => {
+          const sample = {
+            thunk: ComputedModelOutputThunk.from(attempt.thunk),
+            context: attempt.context,
+            action,
+          };
+          const index = await this.recordSample(sample, requirements, backend, run, history);
+          const passed = allPassed(history.validations[index]!);
+          if (passed) attemptsUntilPass ??= attempt.index + 1;
+          progress.advance(passed);
+          return plan.stopAfter(history);
+        },
+        onFailedStreaming: async (attempt) => {
+          const failure = attempt.streamFailure!;
+          const sample = {
+            thunk: ComputedModelOutputThunk.from(attempt.thunk),
+            context: attempt.context,
+            action,
+          };
+          const result = new ValidationResult(false, {
+            reason: `cancelled while streaming: ${failure.result.reason ?? "the streaming check failed"}`,
+          });
+          const index = history.push(sample, [[failure.requirement, result]]);
+          await this.hooks.emit("samplingIteration", {
+            samplingId: run.samplingId,
+            iteration: index,
+            thunk: attempt.thunk as ModelOutputThunk<unknown>,
+            validations: history.validations[index]!,
+          });
+          progress.advance(false);
+        },
+        ...(plan.isLoser === undefined ? {} : { isLoser: (attempt) => plan.isLoser!(attempt, history) }),
+      });
+      const attempts = outcome.attempts;
+      const count = (state: string) => attempts.filter((attempt) => attempt.state === state).length;
+      const tokens = attempts.map((attempt) => generatedTokens(attempt.thunk as ModelOutputThunk<unknown>));
+      const report: SamplingReport = {
+        requestedConcurrency: plan.concurrency,
+        concurrency,
+        concurrencyCap:
+          concurrency < plan.concurrency
+            ? `concurrencyBudget ${plan.concurrency} capped at the backend's ${concurrency} parallel sequences`
+            : null,
+        attemptLimit: plan.attemptLimit,
+        attempts: attempts.length,
+        completed: count("completed"),
+        cancelledByValidation: count("failed-streaming"),
+        cancelledAsLosers: count("loser"),
+        abandoned: count("abandoned"),
+        peakLive: outcome.peakLive,
+        attemptsUntilPass,
+        tokensGenerated: tokens.reduce((sum, value) => sum + value, 0),
+        tokensDiscarded: attempts.reduce(
+          (sum, attempt, index) => sum + (attempt.thunk.cancelled ? tokens[index]! : 0),
+          0,
+        ),
+      };
+      return { history, report, attempts };
+    } finally {
+      progress.stop();
+    }
   }
 
   /** The next round's action and context after a round where nothing passed. */

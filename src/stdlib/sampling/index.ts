@@ -1,6 +1,8 @@
 export {
   BaseSamplingStrategy,
   type BaseSamplingStrategyOptions,
+  type PooledPlan,
+  type PooledRun,
   type RepairRequest,
   type RepairResult,
   type StrategySampleOptions,
@@ -10,8 +12,19 @@ export { describeFailures } from "./failure-feedback.js";
 export { MajorityVotingStrategy, type MajorityVotingStrategyOptions } from "./majority-voting-strategy.js";
 export { meanTokenLogprob } from "./mean-token-logprob.js";
 export { MultiTurnStrategy } from "./multi-turn-strategy.js";
-export { RejectionSamplingStrategy } from "./rejection-sampling-strategy.js";
+export {
+  RejectionSamplingStrategy,
+  type RejectionSamplingStrategyOptions,
+} from "./rejection-sampling-strategy.js";
 export { RepairTemplateStrategy } from "./repair-template-strategy.js";
+export {
+  generatedTokens,
+  type PoolAttempt,
+  type PoolAttemptState,
+  runSamplePool,
+  type SamplePoolOptions,
+  type SamplePoolOutcome,
+} from "./sample-pool.js";
 export {
   allPassed,
   type DrawnSample,
@@ -23,3 +36,4 @@ export { SamplingProgress } from "./sampling-progress.js";
 export { ScoredSamplingResult } from "./scored-sampling-result.js";
 export { ScoringSamplingStrategy, type ScoringSamplingStrategyOptions } from "./scoring-sampling-strategy.js";
 export { exactMatchSimilarity, normalizeAnswer, rougeLSimilarity, type Similarity } from "./similarity.js";
+export { type MonotoneSampleScore, sumTokenLogprob } from "./sum-token-logprob.js";

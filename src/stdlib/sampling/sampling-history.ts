@@ -1,6 +1,7 @@
 import type { ComputedModelOutputThunk } from "../../core/computed-model-output-thunk.js";
 import type { Context } from "../../core/context.js";
 import type { Requirement, ValidationResult } from "../../core/requirement.js";
+import type { SamplingReport } from "../../core/sampling-report.js";
 import { type SampleActionType, SamplingResult } from "../../core/sampling-result.js";
 
 /** One generated and computed sample, with the context it produced and the action that asked for it. */
@@ -47,8 +48,9 @@ export class SamplingHistory<T> {
     return this.validations.flatMap((validations, index) => (allPassed(validations) ? [index] : []));
   }
 
-  toResult(resultIndex: number, success: boolean): SamplingResult<T> {
+  toResult(resultIndex: number, success: boolean, report: SamplingReport | null = null): SamplingResult<T> {
     return new SamplingResult<T>({
+      report,
       resultIndex,
       success,
       sampleGenerations: [...this.generations],
