@@ -11,7 +11,9 @@ import { hooksAddonPath } from "./hooks-addon.js";
 
 const fixture = new URL("./fixtures/terminate-busy-worker.mjs", import.meta.url).pathname;
 
-async function terminateRounds(mode: "generate" | "progress" | "failed-load"): Promise<string> {
+async function terminateRounds(
+  mode: "generate" | "progress" | "failed-load" | "throwing-call",
+): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [fixture, hooksAddonPath, await resolveDefaultModel(), packageRoot(), mode, "3"],
@@ -27,6 +29,13 @@ describe("terminating a Worker that uses the addon", () => {
 
   it("leaves the process alive when the worker is loading a model with a progress callback", async () => {
     expect(await terminateRounds("progress")).toBe("survived");
+  });
+
+  // Found by the schedule fuzzer under the sanitizer run (case 178): a method that throws while the
+  // Worker is terminated could not throw into JavaScript, and node-addon-api then threw a C++ exception
+  // out of its wrapper (abort in every round before NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS).
+  it("leaves the process alive when a native method throws during the termination", async () => {
+    expect(await terminateRounds("throwing-call")).toBe("survived");
   });
 
   // Not a regression test of its own (it survived before too): a failed load completes while the
