@@ -22,6 +22,14 @@ let resolved: GpuBackendResolution | undefined;
  */
 export function resolveGpuBackend(addon: NativeAddon): GpuBackendResolution {
   if (resolved !== undefined) return resolved;
+  // A self-built llama.cpp (TESSERA_LLAMA_LIBRARIES_DIR, as scripts/gpu-check.sh builds it) registers its
+  // GPU backend with the CPU one: that one serves, and node-llama-cpp's packages are not tried.
+  const registered = addon.listDevices().find((device) => device.type !== "cpu");
+  if (registered !== undefined) {
+    const backend = `${registered.name.replace(/\d+$/, "")} (from ${process.env.TESSERA_LLAMA_LIBRARIES_DIR ?? "the CPU libraries' folder"})`;
+    resolved = { name: registered.name, backend, attempts: [] };
+    return resolved;
+  }
   const attempts: GpuBackendAttempt[] = [];
   for (const candidate of gpuBackendCandidates()) {
     const attempt = tryCandidate(addon, candidate);
