@@ -10,6 +10,7 @@ export {
 export { BestOfNStrategy, type BestOfNStrategyOptions, type SampleScore } from "./best-of-n-strategy.js";
 export { describeFailures } from "./failure-feedback.js";
 export { MajorityVotingStrategy, type MajorityVotingStrategyOptions } from "./majority-voting-strategy.js";
+export { MBRDRougeLStrategy, type MBRDRougeLStrategyOptions } from "./mbrd-rouge-l-strategy.js";
 export { meanTokenLogprob } from "./mean-token-logprob.js";
 export { MultiTurnStrategy } from "./multi-turn-strategy.js";
 export {
