@@ -18,7 +18,7 @@ export {
 } from "./stream-validation.js";
 export {
   type TokenCheck,
-  type TokenEvent,
+  type TokenSignalEvent,
   type TokenSignalRequirementOptions,
   tokenSignalRequirement,
 } from "./token-signal-requirement.js";

@@ -6,7 +6,7 @@ import { PartialValidationResult, ValidationResult } from "../../core/requiremen
 import { StandardRequirement } from "./standard-requirement.js";
 
 /** One generated token as the logits traces saw it. */
-export interface TokenEvent {
+export interface TokenSignalEvent {
   /** Position in the output, from 0. */
   readonly index: number;
   /** The step of the processed trace (what the sampler drew from), when it was captured. */
@@ -16,7 +16,7 @@ export interface TokenEvent {
 }
 
 /** Looks at one token (and the ones before it); returns why the sample fails, or null while it is fine. */
-export type TokenCheck = (event: TokenEvent, previous: readonly TokenEvent[]) => string | null;
+export type TokenCheck = (event: TokenSignalEvent, previous: readonly TokenSignalEvent[]) => string | null;
 
 export interface TokenSignalRequirementOptions {
   /** The check, run on each token in order; the first reason it returns fails the sample. */
@@ -29,7 +29,7 @@ export interface TokenSignalRequirementOptions {
 }
 
 interface Cursor {
-  readonly events: TokenEvent[];
+  readonly events: TokenSignalEvent[];
 }
 
 /**
@@ -82,7 +82,7 @@ export function tokenSignalRequirement(
     const available = Math.min(stepsOf(processed, needsProcessed), stepsOf(raw, needsRaw));
     while (cursor.events.length < available) {
       const index = cursor.events.length;
-      const event: TokenEvent = {
+      const event: TokenSignalEvent = {
         index,
         processed: processed?.steps[index] ?? null,
         raw: raw?.steps[index] ?? null,

@@ -1,10 +1,10 @@
 import type { LogitsStep } from "../../core/logits-trace.js";
 import type { StandardRequirement } from "./standard-requirement.js";
-import { type TokenEvent, tokenSignalRequirement } from "./token-signal-requirement.js";
+import { type TokenSignalEvent, tokenSignalRequirement } from "./token-signal-requirement.js";
 
 export type TraceKind = "processed" | "raw";
 
-function stepOf(event: TokenEvent, trace: TraceKind): LogitsStep | null {
+function stepOf(event: TokenSignalEvent, trace: TraceKind): LogitsStep | null {
   return trace === "processed" ? event.processed : event.raw;
 }
 
