@@ -5,6 +5,7 @@ export { GenerativeOutputError } from "./generative-output-error.js";
 export { InvalidConcurrencyBudgetError } from "./invalid-concurrency-budget-error.js";
 export { InvalidSampleCountError } from "./invalid-sample-count-error.js";
 export { MissingLogitsError } from "./missing-logits-error.js";
+export { MissingUsageError } from "./missing-usage-error.js";
 export { MissingUserVariableError } from "./missing-user-variable-error.js";
 export { NonMonotoneScoreError } from "./non-monotone-score-error.js";
 export { SamplingAbortedError } from "./sampling-aborted-error.js";

@@ -8,6 +8,10 @@ export {
   type StrategySampleOptions,
 } from "./base-sampling-strategy.js";
 export { BestOfNStrategy, type BestOfNStrategyOptions, type SampleScore } from "./best-of-n-strategy.js";
+export {
+  BudgetForcingSamplingStrategy,
+  type BudgetForcingSamplingStrategyOptions,
+} from "./budget-forcing-sampling-strategy.js";
 export { describeFailures } from "./failure-feedback.js";
 export { MajorityVotingStrategy, type MajorityVotingStrategyOptions } from "./majority-voting-strategy.js";
 export { MBRDRougeLStrategy, type MBRDRougeLStrategyOptions } from "./mbrd-rouge-l-strategy.js";
@@ -38,3 +42,8 @@ export { ScoredSamplingResult } from "./scored-sampling-result.js";
 export { ScoringSamplingStrategy, type ScoringSamplingStrategyOptions } from "./scoring-sampling-strategy.js";
 export { exactMatchSimilarity, normalizeAnswer, rougeLSimilarity, type Similarity } from "./similarity.js";
 export { type MonotoneSampleScore, sumTokenLogprob } from "./sum-token-logprob.js";
+export {
+  type BudgetForcingUsage,
+  type ThinkBudgetForcingOptions,
+  thinkBudgetForcing,
+} from "./think-budget-forcing.js";
