@@ -129,6 +129,8 @@ std::vector<std::shared_ptr<GenerationState>> DecodeEngine::dispose() {
     }
     active_.clear();
     waiting_.clear();
+    toNotify.insert(toNotify.end(), undelivered_.begin(), undelivered_.end());
+    undelivered_.clear();
   }
   llama_free(context_);
   context_ = nullptr;
@@ -619,7 +621,15 @@ void DecodeEngine::run() {
                        std::string("the decode loop failed: ") + error.what(), toNotify);
       }
     }
-    if (shutdown_.load()) break;  // dispose() finishes every generation with the reason why
+    testhooks::pause(testhooks::Point::afterStep);
+    if (shutdown_.load()) {
+      // This step may have queued an event and cleared a waiting pull's flag: dispose() (which joins
+      // this thread) settles those pulls itself, on the JavaScript thread, instead of a notification
+      // that is never sent. Without this a pull could stay pending forever after context.dispose().
+      std::lock_guard<std::mutex> lock(mutex);
+      undelivered_.insert(undelivered_.end(), toNotify.begin(), toNotify.end());
+      break;
+    }
     for (auto& generation : toNotify) notify_(generation);
   }
   llama_batch_free(batch);

@@ -102,6 +102,7 @@ class DecodeEngine {
   std::vector<std::shared_ptr<GenerationState>> waiting_;   // [mutex] FIFO, no sequence yet
   std::vector<std::shared_ptr<GenerationState>> active_;    // [mutex] holding a sequence
   std::vector<std::vector<llama_token>> sequenceTokens_;    // [mutex] what each sequence's KV cells hold
+  std::vector<std::shared_ptr<GenerationState>> undelivered_;  // [mutex] notifications cut off by shutdown
   std::vector<GenerationState*> batchMembers_;              // [decode thread] read by abortCallback
   size_t roundRobin_ = 0;
   std::thread thread_;

@@ -14,6 +14,7 @@ enum class Point : int {
   throwInSample,            // throw from the decode thread at the Nth sample (1 = next): 1 runtime_error, 2 bad_alloc
   throwInSampleKind,
   throwInDecode,            // throw from llama_decode's call site at the Nth decode (1 = next)
+  afterStep,                // µs to sleep after a decode step, before its notifications are sent
   count,
 };
 

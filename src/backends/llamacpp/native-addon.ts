@@ -215,7 +215,8 @@ export type NativeTestHookName =
   | "createContextBeforeInit"
   | "throwInSample"
   | "throwInSampleKind"
-  | "throwInDecode";
+  | "throwInDecode"
+  | "afterStep";
 
 /** Present only on the test build (`node scripts/build-native.mjs --test-hooks`). */
 export interface NativeTestHooks {

@@ -1,0 +1,61 @@
+// Found by the schedule fuzzer on the first hardening fixes: a decode step that queued an event (and
+// cleared its pull's waiting flag) and then met the shutdown of context.dispose() left without sending
+// the notification, and dispose() only settled pulls whose flag was still set: the pull stayed pending
+// forever. The afterStep hook holds the decode thread between the step and its notifications while
+// dispose() comes in, so before the fix this hung every time.
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  loadNativeAddon,
+  type NativeModel,
+  type NativeTestHooks,
+} from "../../src/backends/llamacpp/native-addon.js";
+import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { useHooksAddon } from "./hooks-addon.js";
+
+describe("context.dispose() while a step's notification is on its way", () => {
+  let hooks: NativeTestHooks;
+  let model: NativeModel;
+  beforeAll(async () => {
+    hooks = useHooksAddon();
+    model = await loadNativeAddon().loadModel(await resolveDefaultModel(), { gpuLayers: 0, useMmap: true })
+      .promise;
+  });
+  afterAll(() => {
+    hooks.set("afterStep", 0);
+    model.dispose();
+  });
+
+  it("settles the waiting pull, with the events decoded before", async () => {
+    const context = await model.createContext({
+      contextSize: 256,
+      batchSize: 64,
+      sequences: 1,
+      threads: 1,
+      batchThreads: 1,
+      unifiedKvCache: false,
+    });
+    hooks.set("afterStep", 150_000);
+    const generation = context.generate({
+      tokens: model.tokenize("Once upon a time", true, false),
+      greedy: true,
+      seed: 0,
+      maxTokens: 8,
+      ignoreEos: true,
+      promptLogprobs: false,
+      reusePrefix: false,
+      queueCapacity: 4,
+    });
+    const pull = generation.pull(4);
+    // The first step (prefill and the first sample) takes a few ms; the thread then waits 150 ms.
+    await sleep(40);
+    context.dispose();
+    hooks.set("afterStep", 0);
+    const batch = await Promise.race([pull, sleep(5_000, "hang" as const)]);
+    expect(batch).not.toBe("hang");
+    if (batch === "hang") return;
+    expect(batch.count).toBe(1);
+    expect(batch.done).toBe(true);
+    expect(generation.getStats().errorCode).toBe("ERR_CONTEXT_DISPOSED");
+  });
+});
