@@ -41,6 +41,12 @@ export { SamplingProgress } from "./sampling-progress.js";
 export { ScoredSamplingResult } from "./scored-sampling-result.js";
 export { ScoringSamplingStrategy, type ScoringSamplingStrategyOptions } from "./scoring-sampling-strategy.js";
 export { exactMatchSimilarity, normalizeAnswer, rougeLSimilarity, type Similarity } from "./similarity.js";
+export {
+  type S2SolverMode,
+  SOFAISamplingStrategy,
+  type SOFAISamplingStrategyOptions,
+  type SofaiFeedbackStrategy,
+} from "./sofai-sampling-strategy.js";
 export { type MonotoneSampleScore, sumTokenLogprob } from "./sum-token-logprob.js";
 export {
   type BudgetForcingUsage,
