@@ -30,4 +30,6 @@ export interface SamplingReport {
   readonly tokensGenerated: number;
   /** Tokens of samples that were cancelled (their text is thrown away). */
   readonly tokensDiscarded: number;
+  /** Per sample in start order: milliseconds from its start to its first and to its last text delta. */
+  readonly sampleTimings: ReadonlyArray<{ firstTokenMs: number | null; lastTokenMs: number | null }>;
 }

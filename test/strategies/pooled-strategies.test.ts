@@ -98,6 +98,23 @@ describe("pooled rejection sampling", () => {
     expect(result.report!.concurrencyCap).toBeNull();
   });
 
+  it("gives attempt k the seed + k, so paired runs draw the same samples in the same order", async () => {
+    const backend = backendOf(() => long("bad"));
+    const result = await new RejectionSamplingStrategy({ loopBudget: 3 }).sample(
+      new CBlock("q"),
+      new SimpleContext(),
+      backend,
+      [never("bad")],
+      { modelOptions: { seed: 40 } },
+    );
+    expect(backend.calls.map((call) => call.options.modelOptions.seed)).toEqual([40, 41, 42]);
+    expect(result.report!.sampleTimings).toHaveLength(3);
+    for (const timing of result.report!.sampleTimings) {
+      expect(timing.firstTokenMs).toBeGreaterThanOrEqual(0);
+      expect(timing.lastTokenMs!).toBeGreaterThanOrEqual(timing.firstTokenMs!);
+    }
+  });
+
   it("caps a concurrencyBudget above the backend's parallel sequences and reports the cap", async () => {
     const backend = backendOf(() => long("bad"), 2);
     const result = await new RejectionSamplingStrategy({ loopBudget: 1, concurrencyBudget: 5 }).sample(

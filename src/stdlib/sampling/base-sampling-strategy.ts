@@ -143,6 +143,7 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
     });
     const progress = this.startProgress(run, plan.attemptLimit);
     let attemptsUntilPass: number | null = null;
+    let started = 0;
     try {
       const outcome = await runSamplePool<T>({
         concurrency,
@@ -151,7 +152,15 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
         generationContext: context,
         start: () => {
           run.signal?.throwIfAborted();
-          return backend.generateFromContext<T>(action, context, options);
+          // A fixed seed would draw the same sample every time: attempt k gets seed + k. Two runs with the
+          // same seed then draw the same samples in the same order (the benchmark's paired runs).
+          const seed = options.modelOptions?.seed;
+          const attempt = started++;
+          const attemptOptions =
+            seed === undefined
+              ? options
+              : { ...options, modelOptions: { ...options.modelOptions, seed: seed + attempt } };
+          return backend.generateFromContext<T>(action, context, attemptOptions);
         },
         wantsMore: (live) => plan.wantsMore(history, live),
         onCompleted: async (attempt) => {
@@ -206,6 +215,10 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
         peakLive: outcome.peakLive,
         attemptsUntilPass,
         tokensGenerated: tokens.reduce((sum, value) => sum + value, 0),
+        sampleTimings: attempts.map((attempt) => ({
+          firstTokenMs: attempt.firstDeltaAt === null ? null : attempt.firstDeltaAt - attempt.startedAt,
+          lastTokenMs: attempt.lastDeltaAt === null ? null : attempt.lastDeltaAt - attempt.startedAt,
+        })),
         tokensDiscarded: attempts.reduce(
           (sum, attempt, index) => sum + (attempt.thunk.cancelled ? tokens[index]! : 0),
           0,
