@@ -1,6 +1,7 @@
 // The sampling strategies on the local backend: for each task and strategy the success rate, samples drawn,
 // tokens generated and wall time (median and p90); then best-of-n as one batch of parallel sequences
-// against the same n samples drawn one after another and against a single sample.
+// against the same n samples drawn one after another and against a single sample; then the pooled
+// strategies with and without streaming validation, batched and sequential (strategies-streaming.ts).
 import type { Backend } from "../core/backend.js";
 import { CBlock } from "../core/cblock.js";
 import type { ModelOptions } from "../core/model-options.js";
@@ -18,6 +19,7 @@ import { RejectionSamplingStrategy } from "../stdlib/sampling/rejection-sampling
 import { RepairTemplateStrategy } from "../stdlib/sampling/repair-template-strategy.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { type SampleSummary, summarize } from "./stats.js";
+import { runStreamingComparison, type StreamingRow, streamingRunCount } from "./strategies-streaming.js";
 import type { StrategyTask } from "./strategy-tasks.js";
 
 export interface StrategiesOptions {
@@ -29,6 +31,10 @@ export interface StrategiesOptions {
   maxTokens: number;
   /** n of best-of-n and majority voting. */
   n: number;
+  /** Whether the model's weights are random (an untrained preset): the report then says its success rates are noise. */
+  untrained: boolean;
+  /** Running native generations right now (LlamaContext.runningGenerations), for the live-sequence column. */
+  liveGenerations?: () => number;
   onProgress?: (progress: { done: number; total: number; label: string }) => void;
 }
 
@@ -55,8 +61,12 @@ export interface StrategiesResult {
   machine: MachineInfo;
   model: string;
   settings: { threads: number; tasks: string[]; runs: number; maxTokens: number; n: number };
+  /** True when the model has random weights: success rates are noise, costs and latencies are real. */
+  untrained: boolean;
   rows: StrategyRow[];
   batching: BatchingRow[];
+  /** Pooled strategies with and without streaming validation, batched and sequential (paired seeds). */
+  streaming: StreamingRow[];
 }
 
 interface StrategyCase {
@@ -93,7 +103,10 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
   const { backend, n } = options;
   const modelOptions: ModelOptions = { maxNewTokens: options.maxTokens, temperature: 0.9 };
   const cases = strategyCases(n);
-  const total = cases.length * options.tasks.length * options.runs + 3 * options.runs;
+  const total =
+    cases.length * options.tasks.length * options.runs +
+    3 * options.runs +
+    streamingRunCount(options.tasks.length, options.runs);
   let done = 0;
   const tick = (label: string) => options.onProgress?.({ done: ++done, total, label });
   await act("warm up", new SimpleContext(), backend, { modelOptions });
@@ -170,6 +183,15 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
     timings.sequential.push(performance.now() - started);
     tick(`best-of-${n} sequential`);
   }
+  const streaming = await runStreamingComparison({
+    backend,
+    tasks: options.tasks,
+    runs: options.runs,
+    maxTokens: options.maxTokens,
+    n,
+    ...(options.liveGenerations === undefined ? {} : { liveGenerations: options.liveGenerations }),
+    tick,
+  });
   const one = summarize(timings.one);
   const batchingRow = (mode: string, values: number[]): BatchingRow => {
     const wallMs = summarize(values);
@@ -184,6 +206,7 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
     createdAt: new Date().toISOString(),
     machine: machineInfo(),
     model: options.model,
+    untrained: options.untrained,
     settings: {
       threads: options.threads,
       tasks: options.tasks.map((task) => task.id),
@@ -197,5 +220,6 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
       batchingRow(`best-of-${n} batched (parallel sequences)`, timings.batched),
       batchingRow(`best-of-${n} sequential`, timings.sequential),
     ],
+    streaming,
   };
 }

@@ -37,16 +37,55 @@ export function strategiesMarkdown(result: StrategiesResult): string {
     ],
     result.batching.map((row) => [row.mode, pair(row.wallMs, 1), formatNumber(row.timesOneSample, 2)]),
   );
+  const streaming = markdownTable(
+    [
+      { title: "strategy" },
+      { title: "schedule" },
+      { title: "streaming checks" },
+      { title: "success", align: "right" },
+      { title: "wall ms / accepted", align: "right" },
+      { title: "attempts until pass (median / p90)", align: "right" },
+      { title: "tokens generated", align: "right" },
+      { title: "tokens thrown away", align: "right" },
+      { title: "tokens saved", align: "right" },
+      { title: "first token ms (p50 / p90)", align: "right" },
+      { title: "last token ms (p50 / p90)", align: "right" },
+      { title: "peak live", align: "right" },
+    ],
+    result.streaming.map((row) => [
+      row.strategy,
+      `${row.scheduling} (${row.concurrency} live)`,
+      row.streaming ? "on" : "off",
+      formatRate(row.successRate),
+      formatNumber(row.wallPerAcceptedMs, 1),
+      pair(row.attemptsUntilPass, 1),
+      String(row.tokensGenerated),
+      String(row.tokensDiscarded),
+      row.tokensSaved === null ? "—" : String(row.tokensSaved),
+      pair(row.firstTokenMs, 1),
+      pair(row.lastTokenMs, 1),
+      String(row.peakLive),
+    ]),
+  );
+  const notice = result.untrained
+    ? `**The model \`${result.model}\` has random weights (untrained): every success rate below is noise.** ` +
+      "Token counts, cancellations and latencies are what this run measures.\n\n"
+    : "";
   return (
+    notice +
     `Strategies on \`${result.model}\`, ${settings.threads} thread(s), ${settings.tasks.length} tasks × ${settings.runs} runs, ` +
     `at most ${settings.maxTokens} tokens per sample, temperature 0.9; ${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ` +
-    `${describeMachine(result.machine)}.\n\n${strategies}\nBest-of-${settings.n}, ${settings.maxTokens} tokens per sample:\n\n${batching}`
+    `${describeMachine(result.machine)}.\n\n${strategies}\nBest-of-${settings.n}, ${settings.maxTokens} tokens per sample:\n\n${batching}\n` +
+    "Pooled strategies with and without streaming validation (paired runs: the same seeds, so the same samples " +
+    "in the same order; tokens saved = the paired run without streaming checks minus this one). Tokens are the " +
+    "native per-generation counts; peak live is the most native generations running at once, sampled every " +
+    `millisecond from TypeScript's count (the addon has no live-sequence counter):\n\n${streaming}`
   );
 }
 
 export function strategiesChart(result: StrategiesResult): string {
   return svgBarChart({
-    title: `Sampling strategies on ${result.model}: wall time per task`,
+    title: `Sampling strategies on ${result.model}${result.untrained ? " (random weights: success is noise)" : ""}: wall time`,
     subtitle: `${result.createdAt.slice(0, 10)} · ${describeMachine(result.machine)} · success rate after each bar`,
     unit: "ms",
     groups: [
@@ -66,6 +105,16 @@ export function strategiesChart(result: StrategiesResult): string {
           value: row.wallMs.median,
           whisker: row.wallMs.p90,
         })),
+      },
+      {
+        label: "wall per accepted sample",
+        bars: result.streaming
+          .filter((row) => row.wallPerAcceptedMs !== null)
+          .map((row) => ({
+            series: `${row.strategy} ${row.scheduling}${row.streaming ? " + streaming" : ""}`,
+            value: row.wallPerAcceptedMs,
+            note: `${row.tokensGenerated} tokens${row.tokensSaved === null ? "" : `, ${row.tokensSaved} saved`}`,
+          })),
       },
     ],
   });

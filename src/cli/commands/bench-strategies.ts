@@ -1,11 +1,14 @@
 // `tessera bench strategies`: success rate, samples, tokens and wall time of each sampling strategy on a
-// task file (or the built-in tasks), and batched vs sequential best-of-n, on the local backend.
+// task file (or the built-in tasks), batched vs sequential best-of-n, and the pooled strategies with and
+// without streaming validation, on the local backend.
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { runStrategiesBenchmark } from "../../bench/strategies-benchmark.js";
 import { strategiesChart, strategiesMarkdown } from "../../bench/strategies-report.js";
 import { checkStrategyTasks, defaultStrategyTasks, type StrategyTask } from "../../bench/strategy-tasks.js";
+import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../../gguf/model-presets.js";
 import { benchCommandLine, publishBenchResult } from "../bench-output.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
@@ -55,6 +58,8 @@ async function strategies(flags: StrategiesFlags): Promise<void> {
       runs: flags.runs ?? (quick ? 1 : 3),
       maxTokens: flags.maxTokens ?? (quick ? 8 : 24),
       n,
+      untrained: hasRandomWeights(model),
+      liveGenerations: () => backend.context.runningGenerations,
       onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
     });
   } finally {
@@ -72,11 +77,19 @@ async function strategies(flags: StrategiesFlags): Promise<void> {
   });
 }
 
+/** A preset (with or without a ":quant" suffix) says whether it was trained; a GGUF file is taken as trained. */
+function hasRandomWeights(model: string): boolean {
+  if (existsSync(model)) return false;
+  const name = model.split(":")[0] ?? "";
+  return isModelPresetName(name) && presetHasRandomWeights(modelPresets[name]);
+}
+
 export function registerStrategiesBenchCommand(bench: Command): void {
   bench
     .command("strategies")
     .description(
-      "each sampling strategy's success rate, samples, tokens and wall time; batched vs sequential best-of-n",
+      "each sampling strategy's success rate, samples, tokens and wall time; batched vs sequential best-of-n; " +
+        "pooled strategies with and without streaming validation (tokens saved by early cancel, latencies)",
     )
     .option("-m, --model <file|preset>", "model (default: tiny)")
     .option("--threads <n>", "CPU threads", integerArgument(1, 512), 1)
