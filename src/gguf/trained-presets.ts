@@ -25,8 +25,10 @@ export const trainedPresets = {
     name: "tiny-text",
     fileName: "tiny-text.gguf",
     description: "character-level model trained on English text (Debian's fortunes package)",
+    // Two runs: the second resumes the first (a fresh optimizer, a second warm-up and cosine decay).
     command:
-      "tessera models train tiny-char --corpus fortunes --epochs 1 --lr 3e-3 --warmup 50 --threads 1 --seed 1 --out models/tiny-text.gguf",
+      "tessera models train tiny-char --corpus fortunes --epochs 1 --lr 3e-3 --warmup 50 --threads 1 --seed 1 --out /tmp/tiny-text-1.gguf && " +
+      "tessera models train tiny-char --resume /tmp/tiny-text-1.gguf --corpus fortunes --epochs 1 --lr 2e-3 --warmup 50 --threads 1 --seed 2 --out models/tiny-text.gguf",
   },
 } as const satisfies Record<string, TrainedPreset>;
 
