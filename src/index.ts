@@ -22,6 +22,7 @@ export {
   ChatTemplateLimitError,
 } from "./backends/llamacpp/errors/chat-template-limit-error.js";
 export { ContextOverflowError } from "./backends/llamacpp/errors/context-overflow-error.js";
+export { IncompatibleOptionsError } from "./backends/llamacpp/errors/incompatible-options-error.js";
 export { GrammarError } from "./backends/llamacpp/errors/grammar-error.js";
 export { InvalidSamplerOptionError } from "./backends/llamacpp/errors/invalid-sampler-option-error.js";
 export { LlamaDisposedError } from "./backends/llamacpp/errors/llama-disposed-error.js";
@@ -40,6 +41,7 @@ export { UnsupportedJsonSchemaError } from "./backends/llamacpp/errors/unsupport
 export { UnsupportedModelFileError } from "./backends/llamacpp/errors/unsupported-model-file-error.js";
 export { grammarForJsonSchema } from "./backends/llamacpp/json-schema-grammar.js";
 export { LlamaContext, type LlamaContextOptions } from "./backends/llamacpp/llama-context.js";
+export type { NativeContextCounters as LlamaContextCounters } from "./backends/llamacpp/native-addon.js";
 export { LlamaCppBackend, type LlamaCppBackendOptions } from "./backends/llamacpp/llama-cpp-backend.js";
 export {
   type LlamaCppModelOptions,

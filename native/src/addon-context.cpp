@@ -106,6 +106,7 @@ Napi::Function AddonContext::Define(Napi::Env env) {
                          InstanceMethod("generate", &AddonContext::Generate),
                          InstanceMethod("getSequenceTokens", &AddonContext::GetSequenceTokens),
                          InstanceMethod("getInfo", &AddonContext::GetInfo),
+                         InstanceMethod("getCounters", &AddonContext::GetCounters),
                          InstanceMethod("dispose", &AddonContext::Dispose),
                      });
 }
@@ -348,6 +349,19 @@ Napi::Value AddonContext::GetInfo(const Napi::CallbackInfo& info) {
   result.Set("batchSize", engine.batchSize());
   result.Set("prefillChunkSize", engine.prefillChunkSize());
   result.Set("threads", engine.threads());
+  return result;
+}
+
+Napi::Value AddonContext::GetCounters(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const DecodeEngine::Counters counters = requireEngine(env).counters();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("liveSequences", counters.liveSequences);
+  result.Set("waiting", counters.waiting);
+  result.Set("peakLiveSequences", counters.peakLiveSequences);
+  result.Set("promptTokensDecoded", static_cast<double>(counters.promptTokensDecoded));
+  result.Set("generatedTokensDecoded", static_cast<double>(counters.generatedTokensDecoded));
+  result.Set("decodeCalls", static_cast<double>(counters.decodeCalls));
   return result;
 }
 

@@ -138,6 +138,12 @@ std::vector<std::shared_ptr<GenerationState>> DecodeEngine::dispose() {
   return toNotify;
 }
 
+DecodeEngine::Counters DecodeEngine::counters() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return {static_cast<int32_t>(active_.size()), static_cast<int32_t>(waiting_.size()), peakLive_,
+          promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_};
+}
+
 std::vector<llama_token> DecodeEngine::sequenceTokens(int32_t sequence) {
   std::lock_guard<std::mutex> lock(mutex);
   if (sequence < 0 || sequence >= sequenceCount_) return {};
@@ -216,6 +222,7 @@ void DecodeEngine::assignSequencesLocked() {
     }
     generation->sequence = best;
     active_.push_back(generation);
+    peakLive_ = std::max(peakLive_, static_cast<int32_t>(active_.size()));
   }
 }
 
@@ -530,6 +537,10 @@ int32_t DecodeEngine::decodeGuarded(llama_batch& batch, const std::vector<Planne
     status = decodeThrew;
   }
   batchMembers_.clear();
+  if (status == 0) {
+    std::lock_guard<std::mutex> lock(mutex);
+    decodeCalls_++;
+  }
   if (status != 0 && status != decodeThrew) {
     failure = status == 1 ? "llama_decode found no free KV cell for this sequence (the context is full); use a larger "
                             "contextSize, or a split KV cache (unifiedKvCache: false) so sequences cannot crowd each other out"
@@ -543,6 +554,7 @@ void DecodeEngine::completePlanned(const Planned& planned, const llama_batch& ba
   auto& generation = planned.generation;
   {
     std::lock_guard<std::mutex> lock(mutex);
+    (planned.fromPrompt ? promptTokensDecoded_ : generatedTokensDecoded_) += planned.tokenCount;
     auto& cached = sequenceTokens_[static_cast<size_t>(generation->sequence)];
     for (size_t offset = 0; offset < planned.tokenCount; offset++) {
       cached.push_back(batch.token[planned.firstBatchIndex + offset]);

@@ -36,6 +36,17 @@ class DecodeEngine {
   void stopThread();
   bool isDisposed() const { return disposed_; }
 
+  // The engine's own counts, for benchmarks and tests that must not trust the caller's bookkeeping.
+  struct Counters {
+    int32_t liveSequences;      // generations holding a sequence now
+    int32_t waiting;            // generations queued for a sequence
+    int32_t peakLiveSequences;  // most held at once since the context was created
+    uint64_t promptTokensDecoded;
+    uint64_t generatedTokensDecoded;
+    uint64_t decodeCalls;       // successful llama_decode calls
+  };
+  Counters counters();
+
   std::vector<llama_token> sequenceTokens(int32_t sequence);
   int32_t sequenceCount() const { return sequenceCount_; }
   int32_t sequenceContextSize() const { return sequenceContextSize_; }
@@ -103,6 +114,10 @@ class DecodeEngine {
   std::vector<std::shared_ptr<GenerationState>> active_;    // [mutex] holding a sequence
   std::vector<std::vector<llama_token>> sequenceTokens_;    // [mutex] what each sequence's KV cells hold
   std::vector<std::shared_ptr<GenerationState>> undelivered_;  // [mutex] notifications cut off by shutdown
+  int32_t peakLive_ = 0;                                    // [mutex]
+  uint64_t promptTokensDecoded_ = 0;                        // [mutex]
+  uint64_t generatedTokensDecoded_ = 0;                     // [mutex]
+  uint64_t decodeCalls_ = 0;                                // [mutex]
   std::vector<GenerationState*> batchMembers_;              // [decode thread] read by abortCallback
   size_t roundRobin_ = 0;
   std::thread thread_;

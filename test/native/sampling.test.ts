@@ -160,7 +160,7 @@ describe("sampling on the native decode thread", () => {
 
   it("rejects invalid sampler options with what was expected", () => {
     const cases: [GenerateTokensOptions, RegExp][] = [
-      [{ temperature: -1 }, /Expected a finite number >= 0 for temperature but received -1/],
+      [{ temperature: -1 }, /Expected a finite number >= 0 and <= [0-9.e+]+ for temperature but received -1/],
       [{ topP: 0 }, /topP/],
       [{ topP: 1.5 }, /topP/],
       [{ topK: -1 }, /topK/],

@@ -2,7 +2,12 @@ import { ContextOverflowError } from "./errors/context-overflow-error.js";
 import { GrammarError } from "./errors/grammar-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
-import type { NativeContext, NativeContextInfo, NativeGeneration } from "./native-addon.js";
+import type {
+  NativeContext,
+  NativeContextCounters,
+  NativeContextInfo,
+  NativeGeneration,
+} from "./native-addon.js";
 import { type GenerateTokensOptions, resolveGenerateOptions } from "./native-generate-options.js";
 import { checkTokens } from "./native-option-checks.js";
 import { TokenStream } from "./token-stream.js";
@@ -115,6 +120,12 @@ export class LlamaContext implements AsyncDisposable {
     }
     this.#running++;
     return new TokenStream(generation, { ...config, onEnd: () => this.#running-- });
+  }
+
+  /** The decode engine's own counters: live sequences, prompt and generated tokens decoded, decode calls. */
+  get counters(): NativeContextCounters {
+    if (this.#disposed) throw new LlamaDisposedError("context");
+    return this.#native.getCounters();
   }
 
   /** Tokens whose KV cells a sequence currently holds (for prefix-reuse diagnostics). */

@@ -142,7 +142,24 @@ export interface NativeGenerateOptions {
   readonly queueCapacity: number;
 }
 
+/** The decode engine's own counts (not the caller's bookkeeping). */
+export interface NativeContextCounters {
+  /** Generations holding a sequence now. */
+  readonly liveSequences: number;
+  /** Generations queued for a free sequence. */
+  readonly waiting: number;
+  /** Most generations that held a sequence at once since the context was created. */
+  readonly peakLiveSequences: number;
+  /** Prompt tokens decoded (a reused prefix is not decoded again). */
+  readonly promptTokensDecoded: number;
+  /** Generated tokens decoded (each sampled token is decoded once, when the next one is needed). */
+  readonly generatedTokensDecoded: number;
+  /** Successful llama_decode calls. */
+  readonly decodeCalls: number;
+}
+
 export interface NativeContext {
+  getCounters(): NativeContextCounters;
   /** Queues a generation; the decode thread starts it as soon as a sequence is free. */
   generate(options: NativeGenerateOptions): NativeGeneration;
   /** The tokens whose KV cells a sequence holds (what prefix reuse compares against). */
