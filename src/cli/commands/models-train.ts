@@ -56,7 +56,7 @@ function corpusOf(text: string, validationFraction: number): TrainingCorpus {
     throw new InputFileError(
       path,
       "no such file",
-      "Pass --corpus addition (the built-in task) or the path of a text file.",
+      "Pass --corpus addition or --corpus fortunes (built-in corpora) or the path of a text file.",
     );
   }
   return { kind: "text", path, validationFraction };
