@@ -3,6 +3,13 @@
 import { resolve } from "node:path";
 import { writeResults } from "../bench/write-results.js";
 
+/**
+ * Where `tessera bench …` writes unless --out says otherwise: a folder no clone tracks, so a run from a
+ * checkout never overwrites the committed results. Those change only with an explicit
+ * `--out benchmarks/results`.
+ */
+export const defaultBenchOut = "tessera-bench";
+
 /** The command line as typed, so a result file says how to reproduce it. */
 export function benchCommandLine(): string {
   return `tessera ${process.argv.slice(2).join(" ")}`;

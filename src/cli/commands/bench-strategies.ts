@@ -9,7 +9,7 @@ import { runStrategiesBenchmark } from "../../bench/strategies-benchmark.js";
 import { strategiesChart, strategiesMarkdown } from "../../bench/strategies-report.js";
 import { checkStrategyTasks, defaultStrategyTasks, type StrategyTask } from "../../bench/strategy-tasks.js";
 import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../../gguf/model-presets.js";
-import { benchCommandLine, publishBenchResult } from "../bench-output.js";
+import { benchCommandLine, defaultBenchOut, publishBenchResult } from "../bench-output.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -101,7 +101,9 @@ export function registerStrategiesBenchCommand(bench: Command): void {
     .option("-n, --max-tokens <n>", "most tokens per sample (default 24)", integerArgument(1))
     // -n means --max-tokens here as in run and chat; the sample count gets a name of its own.
     .option("--samples <n>", "samples of best-of-n and majority voting (default 8)", integerArgument(2, 64))
-    .option("-o, --out <folder>", "where to write strategies.json, .md and .svg", "benchmarks/results")
+    .option("-o, --out <folder>", `where to write strategies.json, .md and .svg (benchmarks/results updates the committed ones)`,
+      defaultBenchOut,
+    )
     .option("--quick", "two tasks, one run, 2 samples, 8 tokens: a smoke test")
     .option("--json", "print the result JSON instead of the tables")
     .showHelpAfterError(false)

@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { runThroughputBenchmark, type ThroughputLogits } from "../../bench/throughput-benchmark.js";
 import { throughputChart, throughputMarkdown } from "../../bench/throughput-report.js";
-import { benchCommandLine, publishBenchResult } from "../bench-output.js";
+import { benchCommandLine, defaultBenchOut, publishBenchResult } from "../bench-output.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -73,7 +73,9 @@ export function registerThroughputBenchCommand(bench: Command): void {
     .option("--prompt-tokens <n>", "prompt length (default 512)", integerArgument(8))
     .option("--generated-tokens <n>", "tokens generated (default 128)", integerArgument(2))
     .option("--repetitions <n>", "measured repetitions per row (default 3)", integerArgument(1))
-    .option("-o, --out <folder>", "where to write throughput.json, .md and .svg", "benchmarks/results")
+    .option("-o, --out <folder>", `where to write throughput.json, .md and .svg (benchmarks/results updates the committed ones)`,
+      defaultBenchOut,
+    )
     .option("--quick", "tiny model, 64-token prompt, 16 tokens, 2 repetitions: a smoke test")
     .option("--json", "print the result JSON instead of the table")
     .showHelpAfterError(false)

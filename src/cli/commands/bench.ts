@@ -1,12 +1,12 @@
 // `tessera bench ttfb|throughput|strategies`: side-by-side benchmarks against node-llama-cpp and
-// llama.cpp's own tools, written as JSON, a markdown table and an SVG chart (benchmarks/results/).
+// llama.cpp's own tools, written as JSON, a markdown table and an SVG chart (./tessera-bench/ by default).
 import type { Command } from "commander";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
 import { ttfbChart, ttfbMarkdown } from "../../bench/ttfb-report.js";
 import { type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
-import { benchCommandLine, publishBenchResult } from "../bench-output.js";
+import { benchCommandLine, defaultBenchOut, publishBenchResult } from "../bench-output.js";
 import { integerArgument, listOfIntegers } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -136,7 +136,9 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
       "--remote <spec...>",
       'remote provider "<base URL>,<model>[,<API key variable>]"; also $TESSERA_BENCH_REMOTES',
     )
-    .option("-o, --out <folder>", "where to write ttfb.json, ttfb.md and ttfb.svg", "benchmarks/results")
+    .option("-o, --out <folder>", `where to write ttfb.json, ttfb.md and ttfb.svg (benchmarks/results updates the committed ones)`,
+      defaultBenchOut,
+    )
     .option("--quick", "few short runs (16 and 64 tokens, 2 runs, 8 tokens): a smoke test")
     .option("--json", "print the result JSON instead of the table")
     .showHelpAfterError(false)
