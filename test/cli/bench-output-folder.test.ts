@@ -43,7 +43,9 @@ describe("tessera bench output folder", () => {
     expect(byDefault.code).toBe(0);
     expect(readFileSync(join(committed, "ttfb.json"), "utf8")).toBe("committed\n");
     expect(existsSync(join(committed, "ttfb.md"))).toBe(false);
-    expect(JSON.parse(readFileSync(join(clone, "tessera-bench", "ttfb.json"), "utf8")).benchmark).toBe("ttfb");
+    expect(JSON.parse(readFileSync(join(clone, "tessera-bench", "ttfb.json"), "utf8")).benchmark).toBe(
+      "ttfb",
+    );
 
     // On purpose: the committed results are replaced.
     const onPurpose = await runIn(clone, [...args, ...small, "--out", "benchmarks/results"]);

@@ -101,7 +101,9 @@ export function registerStrategiesBenchCommand(bench: Command): void {
     .option("-n, --max-tokens <n>", "most tokens per sample (default 24)", integerArgument(1))
     // -n means --max-tokens here as in run and chat; the sample count gets a name of its own.
     .option("--samples <n>", "samples of best-of-n and majority voting (default 8)", integerArgument(2, 64))
-    .option("-o, --out <folder>", `where to write strategies.json, .md and .svg (benchmarks/results updates the committed ones)`,
+    .option(
+      "-o, --out <folder>",
+      `where to write strategies.json, .md and .svg (benchmarks/results updates the committed ones)`,
       defaultBenchOut,
     )
     .option("--quick", "two tasks, one run, 2 samples, 8 tokens: a smoke test")

@@ -73,7 +73,9 @@ export function registerThroughputBenchCommand(bench: Command): void {
     .option("--prompt-tokens <n>", "prompt length (default 512)", integerArgument(8))
     .option("--generated-tokens <n>", "tokens generated (default 128)", integerArgument(2))
     .option("--repetitions <n>", "measured repetitions per row (default 3)", integerArgument(1))
-    .option("-o, --out <folder>", `where to write throughput.json, .md and .svg (benchmarks/results updates the committed ones)`,
+    .option(
+      "-o, --out <folder>",
+      `where to write throughput.json, .md and .svg (benchmarks/results updates the committed ones)`,
       defaultBenchOut,
     )
     .option("--quick", "tiny model, 64-token prompt, 16 tokens, 2 repetitions: a smoke test")

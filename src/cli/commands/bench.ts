@@ -136,7 +136,9 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
       "--remote <spec...>",
       'remote provider "<base URL>,<model>[,<API key variable>]"; also $TESSERA_BENCH_REMOTES',
     )
-    .option("-o, --out <folder>", `where to write ttfb.json, ttfb.md and ttfb.svg (benchmarks/results updates the committed ones)`,
+    .option(
+      "-o, --out <folder>",
+      `where to write ttfb.json, ttfb.md and ttfb.svg (benchmarks/results updates the committed ones)`,
       defaultBenchOut,
     )
     .option("--quick", "few short runs (16 and 64 tokens, 2 runs, 8 tokens): a smoke test")
