@@ -1,7 +1,7 @@
-// The README's examples, run as a reader runs them: each block pasted into a file and started with plain
-// `node` on the Node this machine has (no vitest transform). This file checks that every example of
-// README.md and docs/*.md parses, and runs the core, messages and formatting ones; the other sections'
-// readme-example tests run theirs.
+// The README's and docs' examples, run as a reader runs them: each block pasted into a file and started
+// with plain `node` on the Node this machine has (no vitest transform). This file checks that every
+// example of README.md and docs/*.md parses, and runs those of docs/core.md and docs/messages.md (no
+// native addon needed); the other layers' readme-example tests run theirs.
 import { describe, expect, it } from "vitest";
 import {
   checkMarkdownExampleSyntax,
@@ -26,20 +26,26 @@ describe("the README and docs examples", () => {
   });
 
   it("runs the core example", async () => {
-    const result = await runMarkdownExample(markdownExample("new ScriptedBackend("));
+    const result = await runMarkdownExample(
+      markdownExample("new ScriptedBackend(", { file: "docs/core.md" }),
+    );
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("Hello there!2\n5\n");
   });
 
   it("runs the messages example", async () => {
-    const result = await runMarkdownExample(markdownExample("MessagesHistory.fromOpenAI("));
+    const result = await runMarkdownExample(
+      markdownExample("MessagesHistory.fromOpenAI(", { file: "docs/messages.md" }),
+    );
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
   });
 
   it("runs the formatting example", async () => {
-    const result = await runMarkdownExample(markdownExample("new TemplateFormatter("));
+    const result = await runMarkdownExample(
+      markdownExample("new TemplateFormatter(", { file: "docs/messages.md" }),
+    );
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
   });

@@ -14,6 +14,8 @@ export interface MarkdownExample {
   readonly file: string;
   /** Line of the opening fence, 1-based. */
   readonly line: number;
+  /** The text of the nearest heading above the block, without its `#`s ("" before any heading). */
+  readonly heading: string;
   readonly code: string;
 }
 
@@ -31,13 +33,16 @@ export function markdownExamples(): MarkdownExample[] {
   for (const file of files) {
     const lines = readFileSync(file, "utf8").split("\n");
     let open: { line: number; language: string; body: string[] } | null = null;
+    let heading = "";
     for (const [index, text] of lines.entries()) {
       const fence = /^```(\S*)\s*$/.exec(text);
-      if (fence === null) open?.body.push(text);
-      else if (open === null) open = { line: index + 1, language: fence[1] ?? "", body: [] };
+      if (fence === null) {
+        if (open === null) heading = /^#{1,6}\s+(.*)$/.exec(text)?.[1]?.trim() ?? heading;
+        else open.body.push(text);
+      } else if (open === null) open = { line: index + 1, language: fence[1] ?? "", body: [] };
       else {
         if (runnableLanguages.has(open.language)) {
-          examples.push({ file, line: open.line, code: open.body.join("\n") });
+          examples.push({ file, line: open.line, heading, code: open.body.join("\n") });
         }
         open = null;
       }
@@ -46,12 +51,32 @@ export function markdownExamples(): MarkdownExample[] {
   return examples;
 }
 
-/** The one example whose code contains `marker`; throws (naming the marker) when none or several do. */
-export function markdownExample(marker: string): MarkdownExample {
-  const found = markdownExamples().filter((example) => example.code.includes(marker));
+/** Where an example must be: its file and, optionally, the heading it sits under. */
+export interface MarkdownExampleLocation {
+  /** `README.md` or `docs/<name>.md`. */
+  readonly file: string;
+  readonly heading?: string;
+}
+
+/**
+ * The one example whose code contains `marker` (in `location`'s file, under its heading, when given);
+ * throws, naming the marker and the place, when none or several do. Tests that pin the location fail
+ * when a block moves to another page, so the page that documents it keeps a test.
+ */
+export function markdownExample(marker: string, location?: MarkdownExampleLocation): MarkdownExample {
+  const found = markdownExamples().filter(
+    (example) =>
+      example.code.includes(marker) &&
+      (location === undefined || example.file === location.file) &&
+      (location?.heading === undefined || example.heading === location.heading),
+  );
   if (found.length !== 1) {
+    const where =
+      location === undefined
+        ? "README/docs"
+        : `${location.file}${location.heading === undefined ? "" : ` under "${location.heading}"`}`;
     throw new Error(
-      `expected one README/docs example containing ${JSON.stringify(marker)}, found ${found.length}`,
+      `expected one ${where} example containing ${JSON.stringify(marker)}, found ${found.length}`,
     );
   }
   return found[0]!;
