@@ -5,8 +5,12 @@
 export interface StreamObserver {
   /** The first byte of the answer arrived (HTTP body bytes; the first generated token in-process). */
   firstByte(): void;
-  /** A piece of generated text arrived; empty pieces are not content and do not count. */
-  content(text: string): void;
+  /**
+   * A piece of generated text arrived; empty pieces are not content and do not count. `arrivedAt`
+   * (performance.now()) is when the read that held it arrived: pieces parsed from one read share it, so
+   * they count as one arrival, not as tokens microseconds apart.
+   */
+  content(text: string, arrivedAt?: number): void;
 }
 
 export interface StreamRequest {

@@ -31,12 +31,15 @@ export interface TtfbRunRecord {
   firstContentMs?: number | null;
   totalMs?: number;
   completionTokens?: number;
-  /** Generated tokens per second after the first content token (decode speed as the client sees it). */
+  /**
+   * Tokens per second after the first arrival (decode speed as the client sees it); null ("n/a") when
+   * every token arrived in one read.
+   */
   tokensPerSecond?: number | null;
   /**
-   * Mean gap between tokens after the first: (last content − first content) / (tokens − 1). A mean per run
-   * rather than per-chunk gaps, because targets batch differently (tessera's thunk hands over every token
-   * already decoded as one delta; servers send one SSE event per token).
+   * Mean gap between tokens after the first arrival: (last arrival − first arrival) / tokens after the
+   * first arrival. A mean per run rather than per-read gaps, because targets batch differently (a server
+   * may flush several SSE events in one write).
    */
   interTokenMs?: number | null;
 }
@@ -87,6 +90,27 @@ function emptyRow(target: BenchTarget, promptTokens: number, skipped: string | n
   };
 }
 
+/**
+ * Decode speed from arrival times: the tokens that came after the first arrival, over the time from the
+ * first arrival to the last. Pieces of one read share an arrival time; with a single arrival there is no
+ * span to measure, so both figures are null ("n/a"), never a rate made of parsing microseconds. A piece
+ * counts as one token (targets hand over one piece per token unless the reader fell behind).
+ */
+function decodeRate(
+  arrivals: readonly number[],
+  completionTokens: number,
+): { tokensPerSecond: number | null; interTokenMs: number | null } {
+  const first = arrivals[0];
+  const last = arrivals[arrivals.length - 1];
+  if (first === undefined || last === undefined || last <= first) {
+    return { tokensPerSecond: null, interTokenMs: null };
+  }
+  const inFirstArrival = arrivals.filter((at) => at === first).length;
+  const after = Math.max(completionTokens - inFirstArrival, arrivals.length - inFirstArrival);
+  const span = last - first;
+  return { tokensPerSecond: (after * 1000) / span, interTokenMs: span / after };
+}
+
 async function measureOnce(
   target: BenchTarget,
   prompt: string,
@@ -104,9 +128,9 @@ async function measureOnce(
     firstByte() {
       firstByteAt ??= performance.now();
     },
-    content(text) {
+    content(text, arrivedAt) {
       if (text === "") return;
-      const now = performance.now();
+      const now = arrivedAt ?? performance.now();
       firstByteAt ??= now;
       contentTimes.push(now);
     },
@@ -115,18 +139,15 @@ async function measureOnce(
     const outcome = await target.stream({ prompt, maxTokens, signal }, observer);
     const finished = performance.now();
     const first = contentTimes[0];
-    const last = contentTimes[contentTimes.length - 1];
     const completionTokens = outcome.completionTokens ?? contentTimes.length;
-    const decodeSpan = first !== undefined && last !== undefined ? last - first : 0;
-    const interTokenMs = decodeSpan > 0 && completionTokens > 1 ? decodeSpan / (completionTokens - 1) : null;
+    const rate = decodeRate(contentTimes, completionTokens);
     return {
       ok: true,
       firstByteMs: firstByteAt === null ? null : firstByteAt - started,
       firstContentMs: first === undefined ? null : first - started,
       totalMs: finished - started,
       completionTokens,
-      tokensPerSecond: decodeSpan > 0 ? ((completionTokens - 1) * 1000) / decodeSpan : null,
-      interTokenMs,
+      ...rate,
     };
   } catch (error) {
     const reason = signal.aborted && !outer?.aborted ? `timed out after ${timeoutMs} ms` : undefined;

@@ -11,6 +11,10 @@ const pair = (summary: SampleSummary, decimals = 1) =>
     ? "—"
     : `${formatNumber(summary.median, decimals)} / ${formatNumber(summary.p90, decimals)}`;
 
+/** A decode figure: "n/a" when runs succeeded but no run's tokens arrived in more than one read. */
+const decodePair = (summary: SampleSummary, succeeded: number, decimals = 1) =>
+  summary.count === 0 && succeeded > 0 ? "n/a" : pair(summary, decimals);
+
 export function ttfbMarkdown(result: TtfbResult): string {
   const table = markdownTable(
     [
@@ -45,8 +49,8 @@ export function ttfbMarkdown(result: TtfbResult): string {
             formatRate(row.errorRate),
             pair(row.firstByteMs),
             pair(row.firstContentMs),
-            pair(row.interTokenMs, 2),
-            pair(row.tokensPerSecond),
+            decodePair(row.interTokenMs, row.runs - row.errors, 2),
+            decodePair(row.tokensPerSecond, row.runs - row.errors),
           ],
     ),
   );

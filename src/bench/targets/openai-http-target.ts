@@ -78,6 +78,7 @@ export class OpenAIHttpTarget implements BenchTarget {
     let sawDone = false;
     for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
       observer.firstByte();
+      const arrivedAt = performance.now();
       for (const event of decoder.push(bytes)) {
         if (event.data === "[DONE]") {
           sawDone = true;
@@ -102,7 +103,7 @@ export class OpenAIHttpTarget implements BenchTarget {
         const text = choice?.delta?.content ?? choice?.text ?? "";
         if (text) {
           received += text;
-          observer.content(text);
+          observer.content(text, arrivedAt);
         }
         if (typeof chunk.usage?.completion_tokens === "number")
           completionTokens = chunk.usage.completion_tokens;
