@@ -305,21 +305,26 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   }
   for (llama_token token : config.prompt) state->samplers.acceptPromptToken(token);
 
-  // Full vectors live in the ring until they are pulled: capacity × vocabulary × 4 bytes per kind. They
-  // are allocated as slots are first written, and the most the ring may ever hold is bounded here, so a
-  // large queueCapacity on a 128k vocabulary is refused instead of ending in bad_alloc or the OOM killer.
-  const int fullKinds = (config.raw.mode == CaptureMode::full ? 1 : 0) + (config.processed.mode == CaptureMode::full ? 1 : 0);
-  const double fullBytes = static_cast<double>(config.queueCapacity) * vocabSize * sizeof(float) * fullKinds;
-  if (fullBytes > static_cast<double>(fullLogitsBudgetBytes)) {
-    const double perEvent = static_cast<double>(vocabSize) * sizeof(float) * fullKinds;
-    const uint64_t largest = static_cast<uint64_t>(static_cast<double>(fullLogitsBudgetBytes) / perEvent);
+  // Captured logits live in the ring until they are pulled: per slot 4 bytes per vocabulary entry of a
+  // full row and 8 per top-k entry (id and value), for raw and processed each. Full rows are allocated
+  // as slots are first written; what the ring may ever hold is bounded here, so a large queueCapacity
+  // on a 128k vocabulary is refused instead of ending in bad_alloc or the OOM killer.
+  auto slotBytes = [vocabSize](const CaptureConfig& capture) {
+    return capture.mode == CaptureMode::full ? static_cast<double>(vocabSize) * sizeof(float)
+           : capture.mode == CaptureMode::topK ? static_cast<double>(capture.topK) * 8.0
+                                                : 0.0;
+  };
+  const double perSlot = slotBytes(config.raw) + slotBytes(config.processed);
+  const double ringBytes = static_cast<double>(config.queueCapacity) * perSlot;
+  if (ringBytes > static_cast<double>(fullLogitsBudgetBytes)) {
+    const uint64_t largest = static_cast<uint64_t>(static_cast<double>(fullLogitsBudgetBytes) / perSlot);
     throwCoded(env, "ERR_CAPTURE_BUDGET",
-               "full logits capture would hold up to queueCapacity (" + std::to_string(config.queueCapacity) +
-                   ") × vocabulary (" + std::to_string(vocabSize) + ") × 4 bytes × " + std::to_string(fullKinds) +
-                   " (raw and processed) = " + std::to_string(static_cast<uint64_t>(fullBytes / (1024 * 1024))) +
-                   " MiB, over the " + std::to_string(fullLogitsBudgetBytes / (1024 * 1024)) +
-                   " MiB budget; use queueCapacity <= " + std::to_string(std::max<uint64_t>(largest, 1)) +
-                   ", or capture top-k logits instead of full vectors");
+               "captured logits could hold up to queueCapacity (" + std::to_string(config.queueCapacity) +
+                   ") × " + std::to_string(static_cast<uint64_t>(perSlot)) + " bytes per slot (vocabulary (" +
+                   std::to_string(vocabSize) + ") × 4 bytes per full row, 8 bytes per top-k entry) = " +
+                   std::to_string(static_cast<uint64_t>(ringBytes / (1024 * 1024))) + " MiB, over the " +
+                   std::to_string(fullLogitsBudgetBytes / (1024 * 1024)) + " MiB budget; use queueCapacity <= " +
+                   std::to_string(std::max<uint64_t>(largest, 1)) + ", or capture fewer logits");
   }
   state->slots.resize(config.queueCapacity);
   for (auto& slot : state->slots) slot.piece.reserve(16);

@@ -180,6 +180,9 @@ Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
     return deferred.Promise();
   }
   pending_ = std::make_unique<Napi::Promise::Deferred>(deferred);
+  // Whoever awaits the promise may drop the handle itself: keep it (and so the pending pull) alive
+  // until the pull settles, or a collected handle would leave the promise pending forever.
+  Ref();
   pendingMaxEvents_ = maxEvents;
   loop_->retain(env);
   return deferred.Promise();
@@ -197,6 +200,7 @@ void AddonGeneration::resolvePending(Napi::Env env) {
   }
   std::unique_ptr<Napi::Promise::Deferred> deferred = std::move(pending_);
   loop_->release(env);
+  Unref();
   try {
     deferred->Resolve(takeBatch(env, pendingMaxEvents_));
   } catch (const Napi::Error& error) {

@@ -35,7 +35,8 @@ struct EventSlot {
   std::vector<float> processedFull;
 };
 
-// Most bytes of full logit vectors one generation's ring may hold (raw and processed together); the
+// Most bytes of captured logits (full rows and top-k entries, raw and processed together) one
+// generation's ring may hold; the
 // same figure as maximumCaptureBytes in src/backends/llamacpp/native-limits.ts, which refuses it first.
 constexpr uint64_t fullLogitsBudgetBytes = 1024ull * 1024 * 1024;
 

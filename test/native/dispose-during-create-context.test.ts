@@ -5,9 +5,11 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { LlamaDisposedError } from "../../src/backends/llamacpp/errors/llama-disposed-error.js";
 import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
-import { hooksAddonPath } from "./hooks-addon.js";
+import { hooksAddonPath, useHooksAddon } from "./hooks-addon.js";
+import { loadTinyModel } from "./tiny-model.js";
 
 const fixture = new URL("./fixtures/dispose-during-create-context.mjs", import.meta.url).pathname;
 
@@ -19,5 +21,20 @@ describe("disposing a model while a context is being created", () => {
       { timeout: 60_000 },
     );
     expect(JSON.parse(stdout)).toEqual(Array.from({ length: 6 }, () => ({ rejected: "ERR_DISPOSED" })));
+  });
+
+  // Found in review: the library passed the addon's ERR_DISPOSED on as a plain Error.
+  it("rejects LlamaDisposedError through the library", async () => {
+    const hooks = useHooksAddon();
+    const model = await loadTinyModel();
+    hooks.set("createContextBeforeInit", 50_000);
+    try {
+      const pending = model.createContext({ contextSize: 256, threads: 1 });
+      model.dispose();
+      await expect(pending).rejects.toSatisfy(LlamaDisposedError.isInstance);
+      await expect(pending).rejects.toThrow(/model/);
+    } finally {
+      hooks.set("createContextBeforeInit", 0);
+    }
   });
 });

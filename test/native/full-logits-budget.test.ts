@@ -80,4 +80,25 @@ describe("memory of full logits capture", () => {
     expect(String(caught)).toContain(`vocabulary (${vocabSize})`);
     expect(String(caught)).toMatch(/use queueCapacity <= \d+/);
   });
+
+  // Found in review: a top-k entry costs 8 bytes (id and value), so a top k near the vocabulary costs
+  // twice a full row, and only full rows were counted.
+  it("counts top-k captures in the budget too", () => {
+    const perSlot = vocabSize * 8 * 2;
+    const capacity = Math.floor(1024 ** 3 / perSlot) + 1;
+    let caught: unknown;
+    try {
+      context.generate({
+        ...options(capacity),
+        rawFull: false,
+        processedFull: false,
+        rawTopK: vocabSize,
+        processedTopK: vocabSize,
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as { code?: string }).code).toBe("ERR_CAPTURE_BUDGET");
+    expect(String(caught)).toContain(`${perSlot} bytes per slot`);
+  });
 });

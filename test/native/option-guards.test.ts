@@ -140,6 +140,11 @@ describe("option guards in front of llama.cpp", () => {
         { queueCapacity: 65536, logits: "full", rawLogits: "full" },
         /queueCapacity \(65536\).*use queueCapacity <= /,
       ],
+      [
+        "queueCapacity 65536 with a top k of the whole vocabulary (8 bytes an entry)",
+        { queueCapacity: 65536, logits: 32000, rawLogits: 32000 },
+        /queueCapacity \(65536\).*512000 bytes each.*use queueCapacity <= 2097/,
+      ],
     ])("refuses %s before any native work", (_label, options, message) => {
       expect(() => context.generate(prompt, options)).toThrow(message);
       expect(() => context.generate(prompt, options)).toThrow(InvalidSamplerOptionError);

@@ -232,6 +232,8 @@ export class LlamaModel implements AsyncDisposable {
  */
 function translateContextError(error: unknown, contextSize: number): unknown {
   const code = (error as { code?: string } | null)?.code;
+  // model.dispose() while the context was being created: the addon freed what it made.
+  if (code === "ERR_DISPOSED") return new LlamaDisposedError("model");
   if (code !== "ERR_INVALID_ARGUMENT" && code !== "ERR_CONTEXT_CREATE") return error;
   const message = error instanceof Error ? error.message : String(error);
   const [problem, remedy] = message.split("; ");

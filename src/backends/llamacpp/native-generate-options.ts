@@ -143,16 +143,30 @@ function resolvePenaltyLastN(value: unknown, sequenceContextSize: number): numbe
   return resolved === -1 ? sequenceContextSize : resolved;
 }
 
-function checkCaptureMemory(queueCapacity: number, vocabSize: number, fullCaptures: number): void {
-  const bytes = queueCapacity * vocabSize * 4 * fullCaptures;
-  if (bytes <= maximumCaptureBytes) return;
-  const largest = Math.max(1, Math.floor(maximumCaptureBytes / (vocabSize * 4 * fullCaptures)));
+/**
+ * Bytes the stream's ring may hold in captured logits: per slot, 8 bytes per top-k entry (id and
+ * value) and 4 per vocabulary entry of a full row, for raw and processed each. Rows are allocated as
+ * slots fill, so this bounds what a consumer that stops reading can make the ring hold.
+ */
+function checkCaptureMemory(
+  queueCapacity: number,
+  vocabSize: number,
+  captures: readonly { readonly topK: number; readonly full: boolean }[],
+): void {
+  const perSlot = captures.reduce(
+    (sum, capture) => sum + (capture.full ? vocabSize * 4 : capture.topK * 8),
+    0,
+  );
+  const bytes = queueCapacity * perSlot;
+  if (perSlot === 0 || bytes <= maximumCaptureBytes) return;
+  const largest = Math.max(1, Math.floor(maximumCaptureBytes / perSlot));
   throw new IncompatibleOptionsError(
     "queueCapacity",
     queueCapacity,
-    `queueCapacity (${queueCapacity}) with ${fullCaptures} "full" logits capture(s) preallocates ` +
-      `${(bytes / 1024 ** 3).toFixed(1)} GiB (one ${vocabSize}-float row per slot), more than the 1 GiB allowed`,
-    `use queueCapacity <= ${largest}, or capture the top k instead of "full"`,
+    `queueCapacity (${queueCapacity}) slots of captured logits (${perSlot} bytes each: 4 per vocabulary entry ` +
+      `of a "full" row, 8 per top-k entry) may hold ${(bytes / 1024 ** 3).toFixed(1)} GiB when the consumer ` +
+      "stops reading, more than the 1 GiB allowed",
+    `use queueCapacity <= ${largest}, or capture fewer logits (a smaller top k)`,
   );
 }
 
@@ -230,7 +244,7 @@ export function resolveGenerateOptions(
     options.queueCapacity === undefined
       ? 32
       : checkInteger("queueCapacity", options.queueCapacity, 1, 1 << 16);
-  checkCaptureMemory(queueCapacity, vocabSize, Number(raw.full) + Number(processed.full));
+  checkCaptureMemory(queueCapacity, vocabSize, [raw, processed]);
   const resolvedTemperature =
     temperature === undefined
       ? undefined
