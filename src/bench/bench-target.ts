@@ -1,6 +1,7 @@
 // What every row of the latency benchmark implements: a way to stream one completion while telling the
 // runner when the first byte and each content token arrived. Preparation (loading a model, starting a
 // server) happens in prepare(), outside the timed part.
+import type { FirstTokenStageTimes } from "./first-token-stages.js";
 
 export interface StreamObserver {
   /** The first byte of the answer arrived (HTTP body bytes; the first generated token in-process). */
@@ -22,6 +23,11 @@ export interface StreamRequest {
 export interface StreamOutcome {
   /** Generated tokens as the target reports them; null when only the content events can be counted. */
   completionTokens: number | null;
+  /**
+   * The target's own stages of the first token, up to the point its first text was handed over, and
+   * that point (ms from the request). The runner adds the hop to the consumer to the last stage.
+   */
+  firstToken?: { stages: FirstTokenStageTimes; handedOverMs: number };
 }
 
 export interface BenchTarget {

@@ -3,6 +3,7 @@
 // Failures are counted as an error rate and never enter the latency figures.
 import type { BenchTarget, StreamObserver } from "./bench-target.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
+import { type FirstTokenStageTimes, firstTokenStages } from "./first-token-stages.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { type SampleSummary, summarize } from "./stats.js";
 import { buildUniquePrompt } from "./unique-prompts.js";
@@ -42,6 +43,11 @@ export interface TtfbRunRecord {
    * may flush several SSE events in one write).
    */
   interTokenMs?: number | null;
+  /**
+   * Where the first token's time went (rows that report it): the target's stages, with the hop from its
+   * hand-over to this runner's for-await added to firstDelivery. They sum to about firstContentMs.
+   */
+  stages?: FirstTokenStageTimes;
 }
 
 export interface TtfbRow {
@@ -56,6 +62,8 @@ export interface TtfbRow {
   firstContentMs: SampleSummary;
   interTokenMs: SampleSummary;
   tokensPerSecond: SampleSummary;
+  /** Median of each first-token stage over the successful runs; null when the row does not report them. */
+  stages: FirstTokenStageTimes | null;
 }
 
 export interface TtfbResult {
@@ -87,7 +95,16 @@ function emptyRow(target: BenchTarget, promptTokens: number, skipped: string | n
     firstContentMs: none,
     interTokenMs: none,
     tokensPerSecond: none,
+    stages: null,
   };
+}
+
+function medianStages(records: ReadonlyArray<TtfbRunRecord>): FirstTokenStageTimes | null {
+  const measured = records.flatMap((record) => (record.stages === undefined ? [] : [record.stages]));
+  if (measured.length === 0) return null;
+  const medians = {} as FirstTokenStageTimes;
+  for (const stage of firstTokenStages) medians[stage] = summarize(measured.map((s) => s[stage])).median ?? 0;
+  return medians;
 }
 
 /**
@@ -141,13 +158,25 @@ async function measureOnce(
     const first = contentTimes[0];
     const completionTokens = outcome.completionTokens ?? contentTimes.length;
     const rate = decodeRate(contentTimes, completionTokens);
+    const firstContentMs = first === undefined ? null : first - started;
+    const reported = outcome.firstToken;
+    // The target's hand-over is timed from its own request start, a few microseconds after `started`;
+    // the rest of the way to this reader belongs to the delivery.
+    const stages =
+      reported === undefined || firstContentMs === null
+        ? undefined
+        : {
+            ...reported.stages,
+            firstDelivery: reported.stages.firstDelivery + firstContentMs - reported.handedOverMs,
+          };
     return {
       ok: true,
       firstByteMs: firstByteAt === null ? null : firstByteAt - started,
-      firstContentMs: first === undefined ? null : first - started,
+      firstContentMs,
       totalMs: finished - started,
       completionTokens,
       ...rate,
+      ...(stages !== undefined && { stages }),
     };
   } catch (error) {
     const reason = signal.aborted && !outer?.aborted ? `timed out after ${timeoutMs} ms` : undefined;
@@ -225,6 +254,7 @@ export async function runTtfbBenchmark(
         firstContentMs: summarize(values((record) => record.firstContentMs)),
         interTokenMs: summarize(values((record) => record.interTokenMs)),
         tokensPerSecond: summarize(values((record) => record.tokensPerSecond)),
+        stages: medianStages(succeeded),
       });
     }
   }

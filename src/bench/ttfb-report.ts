@@ -1,9 +1,11 @@
 // The latency results as people read them: a markdown table and an SVG chart of time to first content.
 
+import { firstTokenStages, stagesSum, stageTitles } from "./first-token-stages.js";
 import { describeMachine } from "./machine-info.js";
 import { formatNumber, formatRate, markdownTable } from "./markdown-table.js";
 import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
+import { svgStackedChart } from "./svg-stacked-chart.js";
 import type { TtfbResult } from "./ttfb-benchmark.js";
 
 const pair = (summary: SampleSummary, decimals = 1) =>
@@ -60,6 +62,49 @@ export function ttfbMarkdown(result: TtfbResult): string {
     `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.\n\n${table}`
   );
+}
+
+/** The first-token stages of the rows that report them (medians per stage), or "" when none do. */
+export function ttfbStagesMarkdown(result: TtfbResult): string {
+  const rows = result.rows.filter((row) => row.stages !== null);
+  if (rows.length === 0) return "";
+  const table = markdownTable(
+    [
+      { title: "target" },
+      { title: "prompt tokens", align: "right" },
+      ...firstTokenStages.map((stage) => ({ title: `${stageTitles[stage]} ms`, align: "right" as const })),
+      { title: "sum ms", align: "right" },
+      { title: "first token ms", align: "right" },
+    ],
+    rows.map((row) => [
+      row.target,
+      String(row.promptTokens),
+      ...firstTokenStages.map((stage) => formatNumber(row.stages![stage], 3)),
+      formatNumber(stagesSum(row.stages!), 2),
+      formatNumber(row.firstContentMs.median, 2),
+    ]),
+  );
+  return (
+    "Where the first token's time goes (medians of each stage; the sum of medians need not equal the " +
+    "median first token exactly). Prefill includes the first token's sampling: the native clock has no " +
+    "mark between them.\n\n" +
+    table
+  );
+}
+
+export function ttfbStagesChart(result: TtfbResult): string | null {
+  const rows = result.rows.filter((row) => row.stages !== null);
+  if (rows.length === 0) return null;
+  return svgStackedChart({
+    title: "Where the first token's time goes",
+    subtitle: `${result.createdAt.slice(0, 10)} · ${describeMachine(result.machine)} · medians of ${result.settings.runs} runs`,
+    unit: "ms",
+    segments: firstTokenStages.map((stage) => stageTitles[stage]),
+    bars: rows.map((row) => ({
+      label: `${row.target} · ${row.promptTokens} tokens`,
+      values: firstTokenStages.map((stage) => row.stages![stage]),
+    })),
+  });
 }
 
 export function ttfbChart(result: TtfbResult): string {

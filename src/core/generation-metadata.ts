@@ -6,10 +6,22 @@ export interface TokenUsage {
   totalTokens: number;
 }
 
-/** Where the time of one generation went, in milliseconds. */
+/**
+ * Where the time of one generation went, in milliseconds. The first six are adjacent stages of the first
+ * token, each between two measured timestamps, so they add up to `ttfbMs`; a local backend fills them.
+ */
 export interface GenerationTimings {
+  /** Before and between the stages below: load check, option checks, grammar, starting the native run. */
+  setupMs: number | null;
+  /** Rendering the chat template (the sandbox round trip included). */
+  templateMs: number | null;
   tokenizeMs: number | null;
+  /** From starting the native run until its prefill began (waiting for a sequence slot, the decode thread). */
+  queueWaitMs: number | null;
+  /** Prompt processing up to the first token, its sampling included (the native clock has no mark between). */
   prefillMs: number | null;
+  /** From the first token sampled until its text was handed to the reader's queue (ttfbMs). */
+  firstDeliveryMs: number | null;
   decodeMs: number | null;
 }
 

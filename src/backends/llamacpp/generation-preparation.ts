@@ -21,6 +21,8 @@ export interface PreparedGeneration<T> {
   readonly prompt: string;
   readonly tokens: Int32Array;
   readonly tokenizeMs: number;
+  /** Rendering the chat template, the sandbox round trip included. */
+  readonly templateMs: number;
   readonly tools: Record<string, AbstractTool>;
   readonly grammar: string | undefined;
   readonly modelOptions: LlamaCppModelOptions;
@@ -73,6 +75,7 @@ export async function prepareGeneration<T>(input: PreparationInput<T>): Promise<
       : jsonTools.length > 0
         ? await toolCallGrammar(jsonTools, callMode)
         : undefined);
+  const templateStart = performance.now();
   const prompt = await renderChatPrompt(input.sandbox, loaded.template, {
     messages: input.formatter.toChatMessages([...input.history, input.action]),
     printer: input.formatter,
@@ -83,6 +86,7 @@ export async function prepareGeneration<T>(input: PreparationInput<T>): Promise<
     eosToken: loaded.eosToken,
   });
   const tokenizeStart = performance.now();
+  const templateMs = tokenizeStart - templateStart;
   const tokens = tokenizePrompt(loaded.model, prompt);
   const tokenizeMs = performance.now() - tokenizeStart;
   const sequenceSize = loaded.context.sequenceContextSize;
@@ -98,5 +102,15 @@ export async function prepareGeneration<T>(input: PreparationInput<T>): Promise<
       : modelOptions;
   // Validates every native option now, so no generation of a batch starts when one of them is bad.
   resolveGenerateOptions(tokens, toTokenOptions(bounded, { grammar }), loaded.model.vocabSize, sequenceSize);
-  return { action: input.action, prompt, tokens, tokenizeMs, tools, grammar, modelOptions: bounded, format };
+  return {
+    action: input.action,
+    prompt,
+    tokens,
+    tokenizeMs,
+    templateMs,
+    tools,
+    grammar,
+    modelOptions: bounded,
+    format,
+  };
 }

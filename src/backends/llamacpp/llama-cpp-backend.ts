@@ -241,12 +241,15 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     requestStart: number,
   ): Array<ModelOutputThunk<T>> {
     const streams: TokenStream[] = [];
+    /** performance.now() as each native run started: the native clock's durations count from there. */
+    const nativeStarts: number[] = [];
     try {
       for (const item of prepared) {
         const tokenOptions = toTokenOptions(item.modelOptions, {
           grammar: item.grammar,
           signal: options.signal,
         });
+        nativeStarts.push(performance.now());
         streams.push(loaded.context.generate(item.tokens, tokenOptions));
       }
     } catch (error) {
@@ -281,6 +284,8 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
         stream: streams[index]!,
         requestStart,
         tokenizeMs: item.tokenizeMs,
+        templateMs: item.templateMs,
+        nativeStart: nativeStarts[index]!,
         promptTokens: item.tokens.length,
         vocabSize: loaded.model.vocabSize,
         stopSequences: item.modelOptions.stopSequences ?? [],

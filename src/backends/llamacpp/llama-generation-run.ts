@@ -16,6 +16,9 @@ export interface GenerationRun<T> {
   /** performance.now() when the backend received the request. */
   readonly requestStart: number;
   readonly tokenizeMs: number;
+  readonly templateMs: number;
+  /** performance.now() just before the native run started; its clock's durations count from there. */
+  readonly nativeStart: number;
   readonly promptTokens: number;
   readonly vocabSize: number;
   readonly stopSequences: readonly string[];
@@ -34,6 +37,8 @@ type Chunk = { text: string };
 interface Progress {
   completionTokens: number;
   firstTokenAt: number | null;
+  /** When the first text went into the reader's queue (the ttfbMs point). */
+  firstTextAt: number | null;
   finishReason: "stop" | "length" | "abort" | "error" | null;
 }
 
@@ -52,7 +57,12 @@ export function startGenerationRun<T>(run: GenerationRun<T>): void {
     : null;
   thunk.generation.logits = processed?.trace ?? null;
   thunk.generation.rawLogits = raw?.trace ?? null;
-  const progress: Progress = { completionTokens: 0, firstTokenAt: null, finishReason: null };
+  const progress: Progress = {
+    completionTokens: 0,
+    firstTokenAt: null,
+    firstTextAt: null,
+    finishReason: null,
+  };
   const producer = thunk.startProducer<Chunk>({
     capacity: run.queueCapacity,
     process: (chunk) => chunk,
@@ -103,7 +113,8 @@ async function produce<T>(
         // and measure inter-token latency; a push into a queue with room costs a microtask.
         const text = matcher.push(event.text);
         if (text.length > 0) {
-          thunk.generation.ttfbMs ??= performance.now() - run.requestStart;
+          progress.firstTextAt ??= performance.now();
+          thunk.generation.ttfbMs ??= progress.firstTextAt - run.requestStart;
           const push = producer.push({ text });
           const accepted = aborted === null ? await push : await Promise.race([push, aborted]);
           if (accepted === "aborted") throw new GenerationAbortedError(thunk.value ?? "", signal?.reason);
@@ -145,10 +156,21 @@ function fillMetadata<T>(run: GenerationRun<T>, progress: Progress, result: Toke
   generation.finishReasons = progress.finishReason === null ? null : [progress.finishReason];
   generation.timeToFirstTokenMs =
     progress.firstTokenAt === null ? null : progress.firstTokenAt - run.requestStart;
+  const native = result?.timings;
+  const firstSampledAt =
+    native?.timeToFirstTokenMs == null ? null : run.nativeStart + native.timeToFirstTokenMs;
   generation.timings = {
+    setupMs: run.nativeStart - run.requestStart - run.templateMs - run.tokenizeMs,
+    templateMs: run.templateMs,
     tokenizeMs: run.tokenizeMs,
-    prefillMs: result?.timings.prefillMs ?? null,
-    decodeMs: result?.timings.decodeMs ?? null,
+    queueWaitMs:
+      native?.timeToFirstTokenMs == null || native.prefillMs == null
+        ? null
+        : native.timeToFirstTokenMs - native.prefillMs,
+    prefillMs: native?.prefillMs ?? null,
+    firstDeliveryMs:
+      firstSampledAt === null || progress.firstTextAt === null ? null : progress.firstTextAt - firstSampledAt,
+    decodeMs: native?.decodeMs ?? null,
   };
   if (run.thunk.generateLog !== null) {
     run.thunk.generateLog.modelOutput = {

@@ -7,6 +7,7 @@ import type { ModelOptions } from "../../core/model-options.js";
 import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchTargetUnavailableError } from "../errors/bench-target-unavailable-error.js";
+import type { FirstTokenStageTimes } from "../first-token-stages.js";
 
 export interface BackendTargetOptions {
   name: string;
@@ -70,7 +71,26 @@ export class BackendTarget implements BenchTarget {
       observer.content(delta);
     }
     await thunk.avalue();
-    return { completionTokens: thunk.generation.usage?.completionTokens ?? null };
+    const { timings, ttfbMs } = thunk.generation;
+    const stages =
+      timings === null || ttfbMs === null
+        ? null
+        : {
+            setup: timings.setupMs,
+            template: timings.templateMs,
+            tokenize: timings.tokenizeMs,
+            queueWait: timings.queueWaitMs,
+            prefill: timings.prefillMs,
+            firstDelivery: timings.firstDeliveryMs,
+          };
+    const complete =
+      stages !== null && Object.values(stages).every((value) => typeof value === "number")
+        ? (stages as FirstTokenStageTimes)
+        : null;
+    return {
+      completionTokens: thunk.generation.usage?.completionTokens ?? null,
+      ...(complete !== null && ttfbMs !== null && { firstToken: { stages: complete, handedOverMs: ttfbMs } }),
+    };
   }
 
   async close(): Promise<void> {

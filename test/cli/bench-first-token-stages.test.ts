@@ -1,0 +1,43 @@
+// Where the first token's time goes, on the tiny model in-process: every stage is measured (no gaps, no
+// negative stage from two clocks disagreeing) and together they are the first token the benchmark
+// timed, within 5%. Measured, not asserted for speed.
+import { describe, expect, it } from "vitest";
+import { firstTokenStages, stagesSum } from "../../src/bench/first-token-stages.js";
+import { runTtfbBenchmark } from "../../src/bench/ttfb-benchmark.js";
+import { ttfbStagesChart, ttfbStagesMarkdown } from "../../src/bench/ttfb-report.js";
+import { ttfbTargets } from "../../src/bench/ttfb-targets.js";
+import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+
+describe("the first token's stages in bench ttfb", () => {
+  it("add up to the measured first token within 5% on every run", async () => {
+    const modelPath = await resolveDefaultModel();
+    const targets = ttfbTargets({
+      modelPath,
+      modelId: "tiny",
+      threads: 1,
+      contextSize: 512,
+      rows: ["tessera"],
+      remotes: [],
+    });
+    const result = await runTtfbBenchmark(targets, {
+      promptTokens: [16, 128],
+      runs: 3,
+      maxTokens: 4,
+      warmupRuns: 1,
+    });
+    expect(result.runs).toHaveLength(6);
+    for (const run of result.runs) {
+      expect(run.ok, run.error).toBe(true);
+      const stages = run.stages!;
+      expect(stages).toBeDefined();
+      for (const stage of firstTokenStages) expect(stages[stage], stage).toBeGreaterThanOrEqual(0);
+      expect(stages.prefill).toBeGreaterThan(0);
+      expect(stages.template).toBeGreaterThan(0);
+      const sum = stagesSum(stages);
+      expect(Math.abs(sum - run.firstContentMs!) / run.firstContentMs!).toBeLessThanOrEqual(0.05);
+    }
+    expect(result.rows.every((row) => row.stages !== null)).toBe(true);
+    expect(ttfbStagesMarkdown(result)).toContain("| queue wait ms |");
+    expect(ttfbStagesChart(result)).toContain("prefill + first sample");
+  }, 120_000);
+});
