@@ -1,5 +1,6 @@
 // The rows of `tessera bench ttfb`: tessera in-process, node-llama-cpp in-process, `tessera serve` over
-// HTTP, llama.cpp's llama-server over HTTP (when built), and every configured remote provider.
+// HTTP, llama.cpp's llama-server over HTTP (when built), and every configured remote provider. Both
+// in-process rows and serve render the model's chat template; llama-server takes bare text.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
@@ -83,6 +84,8 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
           modelPath: options.modelPath,
           threads: options.threads,
           contextSize: options.contextSize,
+          // tessera's row renders the chat template; so does this one (the same work on both sides).
+          renderChatTemplate: true,
         }),
       );
     }

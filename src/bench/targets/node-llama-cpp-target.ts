@@ -1,6 +1,6 @@
 // The node-llama-cpp row: the same GGUF through node-llama-cpp's own prebuilt binaries, in this process.
 // A sequence's history is cleared before each run, so every prompt is processed in full.
-import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
+import type { ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchTargetUnavailableError } from "../errors/bench-target-unavailable-error.js";
 
@@ -11,6 +11,11 @@ export interface NodeLlamaCppTargetOptions {
   name?: string;
   /** Batch size for prompt processing (llama.cpp's n_batch); node-llama-cpp's default otherwise. */
   batchSize?: number;
+  /**
+   * Wrap each prompt in the model's chat template (node-llama-cpp's own rendering of the GGUF template,
+   * timed with the run), so the row does the same work as tessera's in-process row; default: bare text.
+   */
+  renderChatTemplate?: boolean;
 }
 
 export class NodeLlamaCppTarget implements BenchTarget {
@@ -21,6 +26,7 @@ export class NodeLlamaCppTarget implements BenchTarget {
   #model: LlamaModel | undefined;
   #context: LlamaContext | undefined;
   #sequence: LlamaContextSequence | undefined;
+  #chatWrapper: ChatWrapper | undefined;
 
   constructor(options: NodeLlamaCppTargetOptions) {
     this.name = options.name ?? "node-llama-cpp (in-process)";
@@ -29,7 +35,7 @@ export class NodeLlamaCppTarget implements BenchTarget {
 
   async prepare(): Promise<void> {
     try {
-      const { getLlama, LlamaLogLevel } = await import("node-llama-cpp");
+      const { getLlama, LlamaLogLevel, resolveChatWrapper } = await import("node-llama-cpp");
       this.#llama = await getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error });
       this.#model = await this.#llama.loadModel({ modelPath: this.#options.modelPath, gpuLayers: 0 });
       this.#context = await this.#model.createContext({
@@ -38,6 +44,7 @@ export class NodeLlamaCppTarget implements BenchTarget {
         ...(this.#options.batchSize !== undefined && { batchSize: this.#options.batchSize }),
       });
       this.#sequence = this.#context.getSequence();
+      if (this.#options.renderChatTemplate === true) this.#chatWrapper = resolveChatWrapper(this.#model);
     } catch (error) {
       await this.close();
       throw new BenchTargetUnavailableError(
@@ -63,7 +70,17 @@ export class NodeLlamaCppTarget implements BenchTarget {
     const model = this.#model!;
     const sequence = this.#sequence!;
     await sequence.clearHistory();
-    const tokens = model.tokenize(request.prompt, true);
+    const tokens =
+      this.#chatWrapper === undefined
+        ? model.tokenize(request.prompt, true)
+        : this.#chatWrapper
+            .generateContextState({
+              chatHistory: [
+                { type: "user", text: request.prompt },
+                { type: "model", response: [] },
+              ],
+            })
+            .contextText.tokenize(model.tokenizer);
     let generated = 0;
     // Pieces are detokenized with the tokens before them so multi-byte characters come out whole.
     const pending: typeof tokens = [];

@@ -1,10 +1,13 @@
 // `tessera bench ttfb|throughput|strategies`: side-by-side benchmarks against node-llama-cpp and
 // llama.cpp's own tools, written as JSON, a markdown table and an SVG chart (./tessera-bench/ by default).
+
+import { writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
-import { ttfbChart, ttfbMarkdown } from "../../bench/ttfb-report.js";
+import { ttfbChart, ttfbMarkdown, ttfbStagesChart, ttfbStagesMarkdown } from "../../bench/ttfb-report.js";
 import { type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
 import { benchCommandLine, defaultBenchOut, publishBenchResult } from "../bench-output.js";
 import { integerArgument, listOfIntegers } from "../number-arguments.js";
@@ -87,14 +90,21 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     threads: flags.threads,
     command: benchCommandLine(),
   };
+  const stages = ttfbStagesMarkdown(result);
+  const rowWork =
+    "Work per row: the in-process rows (tessera, node-llama-cpp) render the model's chat template around " +
+    "the prompt; `tessera serve` does too (/v1/chat/completions); llama-server takes bare text " +
+    "(/v1/completions: its chat endpoint rejects the random-weight model's output).";
   await publishBenchResult({
     out: flags.out,
     name: "ttfb",
     result: withModel,
-    markdown: `${ttfbMarkdown(result)}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`,
+    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`,
     chart: ttfbChart(result),
     json: flags.json === true,
   });
+  const stagesChart = ttfbStagesChart(result);
+  if (stagesChart !== null) await writeFile(join(resolve(flags.out), "ttfb-stages.svg"), stagesChart);
   if (!flags.json) process.stderr.write(`machine: ${describeMachine(result.machine)}\n`);
 }
 
