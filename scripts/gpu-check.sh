@@ -34,6 +34,7 @@ dry=${GPU_CHECK_DRY_RUN:-0}
 OUT=${OUT:-$work/out}
 jobs=${GPU_CHECK_JOBS:-$(nproc)}
 budget=${GPU_CHECK_BUDGET_S:-540}
+[ "$dry" = 1 ] && budget=${GPU_CHECK_BUDGET_S:-3600}
 started=$(date +%s)
 mkdir -p "$work" "$OUT"
 

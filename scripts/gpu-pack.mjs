@@ -19,7 +19,8 @@ import { fileURLToPath } from "node:url";
 import { locateLlamaBundle } from "./llama-bundle.mjs";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const packFolder = join(projectRoot, "gpu-pack");
+// GPU_PACK_OUT: another folder (the test packs into a temporary one).
+const packFolder = resolve(process.env.GPU_PACK_OUT ?? join(projectRoot, "gpu-pack"));
 const cacheFolder = join(projectRoot, ".cache", "gpu-pack");
 const limitBytes = 64 * 1024 * 1024;
 const nodeVersion = process.env.GPU_PACK_NODE_VERSION ?? process.versions.node;
