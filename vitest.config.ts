@@ -10,6 +10,7 @@ import { defineConfig } from "vitest/config";
 // - reliability: fuzzers and the soak with RSS and CPU thresholds (the addon with test hooks).
 // - native: everything else, on the real addon and generated models.
 const unit = [
+  "test/architecture/import-boundaries.test.ts",
   "test/cli/bench-stats-and-report.test.ts",
   "test/cli/bench-strategies-flags.test.ts",
   "test/cli/bench-targets.test.ts",
