@@ -11,8 +11,8 @@
 #   2. build llama.cpp (libllama, ggml, the CPU backend, ggml-cuda for this GPU's architecture only,
 #      llama-bench) with all cores;
 #   3. build tessera's addon against it with plain cmake (Node-API headers from node-api-headers);
-#   4. `tessera doctor --json`, then synthesize the 1B shape at Q4_0 and F16 with `tessera models make`
-#      (and the 8B shape at Q4_0 when time is left);
+#   4. `tessera doctor --json`; the 1B shape at Q4_0 and F16, synthesized by `tessera models make`
+#      beside the build of step 2 (and the 8B shape at Q4_0 after step 5 when time is left);
 #   5. scripts/gpu-measure.mjs: decode tokens/s against llama-bench, first token at 16/256/1024 prompt
 #      tokens, best-of-8 in one batch against one sample, logits capture against off, abort latency in a
 #      4k-token prefill. Results go to $OUT/results.json and $OUT/results.md as each is measured.
@@ -25,6 +25,27 @@
 set -uo pipefail
 
 # The whole script is one function, read before it runs: editing this file during a run cannot derail it.
+# Synthesizes the models with `tessera models make` (single-threaded JavaScript, so it runs beside the
+# llama.cpp build); appends "path|label" entries to $work/models.list.
+make_models() {
+  local node=$1 models_dir="$work/models" wanted entry preset type file
+  mkdir -p "$models_dir"
+  : >"$work/models.list"
+  if [ "$dry" = 1 ]; then wanted="tiny:q4_0 tiny:f16"; else wanted="llama-3.2-1b:q4_0 llama-3.2-1b:f16"; fi
+  for entry in $wanted; do
+    preset=${entry%%:*} type=${entry##*:}
+    file="$models_dir/$preset-$type.gguf"
+    if [ ! -f "$file" ]; then
+      log "making $preset $type"
+      "$node" dist/cli/main.js models make "$preset" --type "$type" --out "$file" >"$OUT/make-$preset-$type.txt" 2>&1 \
+        || { log "models make $preset $type failed: $(tail -3 "$OUT/make-$preset-$type.txt")"; continue; }
+      log "made $preset $type"
+    fi
+    if [ -s "$work/models.list" ]; then printf ',' >>"$work/models.list"; fi
+    printf '%s|%s %s' "$file" "$preset" "$type" >>"$work/models.list"
+  done
+}
+
 main() {
 
 root=$(pwd)
@@ -75,6 +96,8 @@ if [ ! -f "$llama/.complete" ]; then
   rm -rf "$llama" && untar_xz "$pack/llama.tar.xz" "$work" && touch "$llama/.complete" || die "could not unpack llama.tar.xz"
 fi
 log "unpacked: $(cat "$llama/TESSERA-SOURCE.txt")"
+(cd "$app" && make_models "$node") &
+local models_pid=$!
 
 # 2. llama.cpp with this GPU's architecture only (sm_90 on an H200): one architecture keeps ggml-cuda's
 # build to minutes. Backends as loadable modules, as in node-llama-cpp's builds (the addon registers them
@@ -125,27 +148,16 @@ addon=$(find "$addon_build" -name tessera.node | head -1)
 [ -n "$addon" ] || die "tessera.node was not built"
 export TESSERA_NATIVE_ADDON="$addon" TESSERA_LLAMA_LIBRARIES_DIR="$libraries"
 log "addon: $addon"
-if [ "${GPU_CHECK_STAGE:-all}" = build ]; then log "GPU_CHECK_STAGE=build: stopping after the builds"; exit 0; fi
+if [ "${GPU_CHECK_STAGE:-all}" = build ]; then wait "$models_pid"; log "GPU_CHECK_STAGE=build: stopping after the builds and the models"; exit 0; fi
 
-# 4. Doctor, then the models (synthesized here: a 1B F16 file is 2.5 GB, too big to carry).
+# 4. Doctor; the models (synthesized here, beside the build: a 1B F16 file is 2.5 GB, too big to carry).
 cd "$app" || die "no $app"
 "$node" dist/cli/main.js doctor --json >"$OUT/doctor.json" 2>"$OUT/doctor-stderr.txt" || log "doctor failed: $(tail -3 "$OUT/doctor-stderr.txt")"
 "$node" dist/cli/main.js doctor >"$OUT/doctor.txt" 2>&1
 log "doctor: $(grep -m1 'gpuLayers would use' "$OUT/doctor.txt")"
-models_dir="$work/models"
-mkdir -p "$models_dir"
-if [ "$dry" = 1 ]; then wanted="tiny:q4_0 tiny:f16"; else wanted="llama-3.2-1b:q4_0 llama-3.2-1b:f16"; fi
-models=""
-for entry in $wanted; do
-  preset=${entry%%:*} type=${entry##*:}
-  file="$models_dir/$preset-$type.gguf"
-  if [ ! -f "$file" ]; then
-    log "making $preset $type"
-    "$node" dist/cli/main.js models make "$preset" --type "$type" --out "$file" >"$OUT/make-$preset-$type.txt" 2>&1 \
-      || { log "models make $preset $type failed: $(tail -3 "$OUT/make-$preset-$type.txt")"; continue; }
-  fi
-  models="$models${models:+,}$file|$preset $type"
-done
+wait "$models_pid"
+local models models_dir="$work/models"
+models=$(cat "$work/models.list" 2>/dev/null)
 log "models: $models"
 
 # 5. Measure; the deadline leaves time for the 8B shape only when the rest was fast.
