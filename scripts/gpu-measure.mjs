@@ -148,10 +148,14 @@ for (const { path, label } of models) {
     record(label, "all", "skipped: out of time");
     continue;
   }
-  const model = await loadLlamaModel(
-    path,
-    dry ? { gpuLayers: "auto" } : { gpuLayers: "max", requireGpu: true },
-  );
+  let model;
+  try {
+    model = await loadLlamaModel(path, dry ? { gpuLayers: "auto" } : { gpuLayers: "max", requireGpu: true });
+  } catch (error) {
+    // GpuUnavailableError lists every backend and why it did not load: the most useful line of a failed run.
+    record(label, "load", `failed: ${error instanceof Error ? error.message : String(error)}`);
+    continue;
+  }
   try {
     record(label, "offload", {
       backend: model.gpu.backend,
