@@ -89,8 +89,10 @@ log "node $("$node" --version)"
 app="$work/app"
 if [ ! -f "$app/.complete" ]; then
   rm -rf "$app" && mkdir -p "$app" && untar_xz "$pack/runtime.tar.xz" "$app" || die "could not unpack runtime.tar.xz"
-  cp -r "$root/scripts" "$app/scripts" && touch "$app/.complete"
+  touch "$app/.complete"
 fi
+# The scripts are tracked files: always this checkout's (a rerun after an edit uses the edit).
+rm -rf "$app/scripts" && cp -r "$root/scripts" "$app/scripts"
 llama="$work/llama"
 if [ ! -f "$llama/.complete" ]; then
   rm -rf "$llama" && untar_xz "$pack/llama.tar.xz" "$work" && touch "$llama/.complete" || die "could not unpack llama.tar.xz"
