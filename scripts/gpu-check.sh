@@ -37,8 +37,11 @@ make_models() {
     file="$models_dir/$preset-$type.gguf"
     if [ ! -f "$file" ]; then
       log "making $preset $type"
-      "$node" dist/cli/main.js models make "$preset" --type "$type" --out "$file" >"$OUT/make-$preset-$type.txt" 2>&1 \
-        || { log "models make $preset $type failed: $(tail -3 "$OUT/make-$preset-$type.txt")"; continue; }
+      # In the background with a trap, so that die() stopping this subshell stops the synthesis too.
+      "$node" dist/cli/main.js models make "$preset" --type "$type" --out "$file" >"$OUT/make-$preset-$type.txt" 2>&1 &
+      local child=$!
+      trap 'kill "$child" 2>/dev/null; exit 1' TERM
+      wait "$child" || { log "models make $preset $type failed: $(tail -3 "$OUT/make-$preset-$type.txt")"; continue; }
       log "made $preset $type"
     fi
     if [ -s "$work/models.list" ]; then printf ',' >>"$work/models.list"; fi
@@ -60,7 +63,8 @@ started=$(date +%s)
 mkdir -p "$work" "$OUT"
 
 log() { echo "[gpu-check +$(($(date +%s) - started))s] $*" | tee -a "$OUT/log.txt"; }
-die() { log "FAILED: $*"; exit 1; }
+# Stops the background model synthesis too (its own process id only), so a failed run ends at once.
+die() { log "FAILED: $*"; [ -n "${models_pid:-}" ] && kill "$models_pid" 2>/dev/null; exit 1; }
 # xz may be missing on a minimal image; Python's lzma reads the same files.
 unxz_to() {
   if command -v xz >/dev/null; then xz -dc "$1" >"$2"
@@ -99,7 +103,7 @@ if [ ! -f "$llama/.complete" ]; then
 fi
 log "unpacked: $(cat "$llama/TESSERA-SOURCE.txt")"
 (cd "$app" && make_models "$node") &
-local models_pid=$!
+models_pid=$!
 
 # 2. llama.cpp with this GPU's architecture only (sm_90 on an H200): one architecture keeps ggml-cuda's
 # build to minutes. Backends as loadable modules, as in node-llama-cpp's builds (the addon registers them
@@ -111,6 +115,22 @@ if [ "$dry" = 1 ]; then cuda=OFF
 elif [ -z "$arch" ]; then
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
   [ -n "$arch" ] || arch=90
+fi
+if [ "$cuda" = ON ]; then
+  # CUDA installs often leave nvcc off PATH; CMake finds the toolkit from nvcc.
+  if ! command -v nvcc >/dev/null; then
+    local candidate
+    for candidate in /usr/local/cuda/bin /usr/local/cuda-13*/bin /opt/cuda/bin; do
+      [ -x "$candidate/nvcc" ] && { PATH="$candidate:$PATH"; break; }
+    done
+  fi
+  command -v nvcc >/dev/null || die "nvcc not found (looked on PATH, /usr/local/cuda*/bin, /opt/cuda/bin): the CUDA toolkit is needed"
+  local toolkit
+  toolkit=$(dirname "$(dirname "$(command -v nvcc)")")
+  # ggml-cuda links cuBLAS; CMake's own message for its absence comes late and reads as a link error.
+  find "$toolkit" /usr/include /usr/local/include -maxdepth 4 -name cublas_v2.h 2>/dev/null | grep -q . \
+    || die "cublas_v2.h not found under $toolkit: install cuBLAS (NVIDIA's package libcublas-dev-13-0)"
+  log "CUDA toolkit: $toolkit ($(nvcc --version | tail -1))"
 fi
 build="$work/llama-build"
 if [ ! -f "$build/.complete" ]; then
