@@ -19,7 +19,7 @@
 #
 # GPU_CHECK_DRY_RUN=1 runs every step on the CPU of this machine with tiny sizes (no CUDA build, the
 # tiny model instead of the 1B shape): the test of the packing and of this script.
-# GPU_CHECK_STAGE=build stops after step 3 (a rerun then skips what was built while .gpu-check/ is kept).
+# GPU_CHECK_STAGE=build stops after the builds and the models (a rerun skips what is done while .gpu-check/ is kept).
 # Other knobs: OUT (default .gpu-check/out), GPU_CHECK_JOBS (default: all cores), GPU_CHECK_BUDGET_S
 # (default 540: measuring stops starting new steps after it), GPU_CHECK_CUDA_ARCH (default: the GPU's).
 set -uo pipefail
