@@ -94,7 +94,8 @@ function runBatch(
   onCase: (record: CaseRecord) => void,
 ): Promise<BatchResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, "batch", JSON.stringify(request)], {
+    // --expose-gc: raw-pull cases drop generation handles and run the collector while a pull waits.
+    const child = spawn(process.execPath, ["--expose-gc", script, "batch", JSON.stringify(request)], {
       stdio: ["ignore", "pipe", "pipe"],
       // The child and its own children inherit the environment, TESSERA_NATIVE_ADDON included.
       env: { ...process.env, GGML_NO_BACKTRACE: "1" },

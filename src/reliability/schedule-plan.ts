@@ -78,6 +78,8 @@ export interface RawPullCase {
     readonly promptTokens: number;
     readonly consumer: ConsumerPlan;
     readonly stop: StopPlan;
+    /** The caller keeps only the first pull's promise, drops the handle and runs the collector. */
+    readonly dropHandle: boolean;
   }[];
   readonly sequences: number;
 }
@@ -227,6 +229,9 @@ function rawPullCase(random: SeededRandom): RawPullCase {
       promptTokens: random.between(2, 60),
       consumer: consumer(random),
       stop: stop(random, maxTokens, stopKinds),
+      // Derived from values already drawn rather than drawn itself, so every case number keeps the
+      // plan it had before this was added (the documented case numbers replay as they were).
+      dropHandle: (queueCapacity * 31 + maxTokens) % 6 === 0,
     };
   });
   const ownModel = generations.some((generation) => generation.stop.kind === "dispose-model");

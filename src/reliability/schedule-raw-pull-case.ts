@@ -2,7 +2,11 @@
 // native queue (capacity 1–8, n up to the capacity), one or two generations on a context, stopped by
 // abort() or by disposing the context or the model. Back-pressure wake-ups race most here.
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadNativeAddon, type NativeGeneration } from "../backends/llamacpp/native-addon.js";
+import {
+  loadNativeAddon,
+  type NativeContext,
+  type NativeGeneration,
+} from "../backends/llamacpp/native-addon.js";
 import { type CaseTools, settleExpected } from "./schedule-case-tools.js";
 import { paceConsumer } from "./schedule-consumer.js";
 import type { RawPullCase } from "./schedule-plan.js";
@@ -38,6 +42,34 @@ async function drain(
   }
 }
 
+/**
+ * The caller awaits one pull but keeps no reference to its generation, and the collector runs (the
+ * children start with --expose-gc): a handle collected while its pull waits must not take the promise
+ * with it.
+ */
+async function pullFromDroppedHandle(
+  tools: CaseTools,
+  plan: RawGenerationPlan,
+  context: NativeContext,
+  seed: number,
+): Promise<void> {
+  const pull = context
+    .generate({
+      tokens: tools.resources.promptPool.subarray(0, plan.promptTokens),
+      greedy: false,
+      seed,
+      temperature: 0.8,
+      maxTokens: plan.maxTokens,
+      ignoreEos: true,
+      promptLogprobs: false,
+      reusePrefix: false,
+      queueCapacity: plan.queueCapacity,
+    })
+    .pull(plan.pullSize);
+  (globalThis as { gc?: () => void }).gc?.();
+  await tools.watchdog.due(`first pull of a dropped handle (queue ${plan.queueCapacity})`, pull);
+}
+
 export async function runRawPullCase(tools: CaseTools, plan: RawPullCase, seed: number): Promise<void> {
   const { resources, watchdog } = tools;
   const model = plan.ownModel
@@ -61,6 +93,10 @@ export async function runRawPullCase(tools: CaseTools, plan: RawPullCase, seed: 
     try {
       await Promise.all(
         plan.generations.map(async (generationPlan, index) => {
+          if (generationPlan.dropHandle) {
+            await pullFromDroppedHandle(tools, generationPlan, context, seed + index);
+            return;
+          }
           const generation = context.generate({
             tokens: resources.promptPool.subarray(0, generationPlan.promptTokens),
             greedy: false,
