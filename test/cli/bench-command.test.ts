@@ -38,7 +38,15 @@ describe("tessera bench ttfb --quick", () => {
       expect(row.runs).toBe(2);
       expect(row.errorRate).toBe(0);
       for (const figure of ["firstByteMs", "firstContentMs", "interTokenMs", "tokensPerSecond"]) {
-        expect(row[figure].count, `${row.target} ${figure}`).toBe(2);
+        // Over HTTP, a run whose tokens all arrive in one read has no per-token times to measure
+        // ("n/a", never a made-up rate); in process every token has its own arrival time.
+        const perToken = figure === "interTokenMs" || figure === "tokensPerSecond";
+        if (perToken && row.target.endsWith("(HTTP)")) {
+          expect(row[figure].count, `${row.target} ${figure}`).toBeLessThanOrEqual(2);
+          if (row[figure].count === 0) continue;
+        } else {
+          expect(row[figure].count, `${row.target} ${figure}`).toBe(2);
+        }
         expect(row[figure].median).toBeGreaterThan(0);
         expect(row[figure].p90).toBeGreaterThanOrEqual(row[figure].median);
       }
