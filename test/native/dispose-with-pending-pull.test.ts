@@ -5,21 +5,16 @@
 // dispose() comes in, so before the fix this hung every time.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  loadNativeAddon,
-  type NativeModel,
-  type NativeTestHooks,
-} from "../../src/backends/llamacpp/native-addon.js";
-import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import type { NativeModel, NativeTestHooks } from "../../src/backends/llamacpp/native-addon.js";
 import { useHooksAddon } from "./hooks-addon.js";
+import { createRawContext, loadRawTinyModel } from "./tiny-model.js";
 
 describe("context.dispose() while a step's notification is on its way", () => {
   let hooks: NativeTestHooks;
   let model: NativeModel;
   beforeAll(async () => {
     hooks = useHooksAddon();
-    model = await loadNativeAddon().loadModel(await resolveDefaultModel(), { gpuLayers: 0, useMmap: true })
-      .promise;
+    model = await loadRawTinyModel();
   });
   afterAll(() => {
     hooks.set("afterStep", 0);
@@ -27,14 +22,7 @@ describe("context.dispose() while a step's notification is on its way", () => {
   });
 
   it("settles the waiting pull, with the events decoded before", async () => {
-    const context = await model.createContext({
-      contextSize: 256,
-      batchSize: 64,
-      sequences: 1,
-      threads: 1,
-      batchThreads: 1,
-      unifiedKvCache: false,
-    });
+    const context = await createRawContext(model);
     hooks.set("afterStep", 150_000);
     const generation = context.generate({
       tokens: model.tokenize("Once upon a time", true, false),

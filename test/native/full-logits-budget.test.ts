@@ -4,30 +4,21 @@
 // fills, and the addon refuses a ring that could outgrow its budget (the TypeScript layer refuses it
 // first, with IncompatibleOptionsError; this checks the addon itself).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  loadNativeAddon,
-  type NativeContext,
-  type NativeGenerateOptions,
-  type NativeModel,
+import type {
+  NativeContext,
+  NativeGenerateOptions,
+  NativeModel,
 } from "../../src/backends/llamacpp/native-addon.js";
-import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { createRawContext, loadRawTinyModel } from "./tiny-model.js";
 
 describe("memory of full logits capture", () => {
   let model: NativeModel;
   let context: NativeContext;
   let vocabSize: number;
   beforeAll(async () => {
-    model = await loadNativeAddon().loadModel(await resolveDefaultModel(), { gpuLayers: 0, useMmap: true })
-      .promise;
+    model = await loadRawTinyModel();
     vocabSize = model.getMetadata().vocabSize;
-    context = await model.createContext({
-      contextSize: 256,
-      batchSize: 64,
-      sequences: 1,
-      threads: 1,
-      batchThreads: 1,
-      unifiedKvCache: false,
-    });
+    context = await createRawContext(model);
   });
   afterAll(() => {
     context.dispose();

@@ -4,14 +4,13 @@
 // open for 20 ms, far longer than one decode step of the tiny model, so before the fix every run hung.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  loadNativeAddon,
-  type NativeContext,
-  type NativeModel,
-  type NativeTestHooks,
+import type {
+  NativeContext,
+  NativeModel,
+  NativeTestHooks,
 } from "../../src/backends/llamacpp/native-addon.js";
-import { resolveDefaultModel } from "../../src/gguf/default-model.js";
 import { useHooksAddon } from "./hooks-addon.js";
+import { createRawContext, loadRawTinyModel } from "./tiny-model.js";
 
 /** Resolves with the pull's batch, or with "hang" when nothing arrives within the watchdog's time. */
 async function pullOrHang<T>(pull: Promise<T>, milliseconds: number): Promise<T | "hang"> {
@@ -30,16 +29,8 @@ describe("backpressure wake-up between a pull and the decode thread", () => {
   let context: NativeContext;
   beforeAll(async () => {
     hooks = useHooksAddon();
-    model = await loadNativeAddon().loadModel(await resolveDefaultModel(), { gpuLayers: 0, useMmap: true })
-      .promise;
-    context = await model.createContext({
-      contextSize: 512,
-      batchSize: 64,
-      sequences: 1,
-      threads: 1,
-      batchThreads: 1,
-      unifiedKvCache: false,
-    });
+    model = await loadRawTinyModel();
+    context = await createRawContext(model, { contextSize: 512 });
   });
   afterAll(() => {
     hooks.set("takeBatchGap", 0);

@@ -3,28 +3,19 @@
 // log-probabilities, silently. The TypeScript layer maps such temperatures to greedy; the addon itself
 // now fails any generation whose processed row is not finite, on both sampling paths.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  loadNativeAddon,
-  type NativeContext,
-  type NativeGenerateOptions,
-  type NativeModel,
+import type {
+  NativeContext,
+  NativeGenerateOptions,
+  NativeModel,
 } from "../../src/backends/llamacpp/native-addon.js";
-import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { createRawContext, loadRawTinyModel } from "./tiny-model.js";
 
 describe("a processed row that is not finite", () => {
   let model: NativeModel;
   let context: NativeContext;
   beforeAll(async () => {
-    model = await loadNativeAddon().loadModel(await resolveDefaultModel(), { gpuLayers: 0, useMmap: true })
-      .promise;
-    context = await model.createContext({
-      contextSize: 256,
-      batchSize: 64,
-      sequences: 1,
-      threads: 1,
-      batchThreads: 1,
-      unifiedKvCache: false,
-    });
+    model = await loadRawTinyModel();
+    context = await createRawContext(model);
   });
   afterAll(() => {
     context.dispose();
