@@ -107,6 +107,7 @@ Napi::Function AddonContext::Define(Napi::Env env) {
                          InstanceMethod("getSequenceTokens", &AddonContext::GetSequenceTokens),
                          InstanceMethod("getInfo", &AddonContext::GetInfo),
                          InstanceMethod("getCounters", &AddonContext::GetCounters),
+                         InstanceMethod("resetPeakCounter", &AddonContext::ResetPeakCounter),
                          InstanceMethod("dispose", &AddonContext::Dispose),
                      });
 }
@@ -368,6 +369,11 @@ Napi::Value AddonContext::GetCounters(const Napi::CallbackInfo& info) {
   result.Set("generatedTokensDecoded", static_cast<double>(counters.generatedTokensDecoded));
   result.Set("decodeCalls", static_cast<double>(counters.decodeCalls));
   return result;
+}
+
+Napi::Value AddonContext::ResetPeakCounter(const Napi::CallbackInfo& info) {
+  requireEngine(info.Env()).resetPeak();
+  return info.Env().Undefined();
 }
 
 Napi::Value AddonContext::Dispose(const Napi::CallbackInfo& info) {

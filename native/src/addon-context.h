@@ -28,6 +28,7 @@ class AddonContext : public Napi::ObjectWrap<AddonContext> {
   Napi::Value GetSequenceTokens(const Napi::CallbackInfo& info);
   Napi::Value GetInfo(const Napi::CallbackInfo& info);
   Napi::Value GetCounters(const Napi::CallbackInfo& info);
+  Napi::Value ResetPeakCounter(const Napi::CallbackInfo& info);
   Napi::Value Dispose(const Napi::CallbackInfo& info);
   DecodeEngine& requireEngine(Napi::Env env);
 

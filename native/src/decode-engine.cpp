@@ -144,6 +144,11 @@ DecodeEngine::Counters DecodeEngine::counters() {
           promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_};
 }
 
+void DecodeEngine::resetPeak() {
+  std::lock_guard<std::mutex> lock(mutex);
+  peakLive_ = static_cast<int32_t>(active_.size());
+}
+
 std::vector<llama_token> DecodeEngine::sequenceTokens(int32_t sequence) {
   std::lock_guard<std::mutex> lock(mutex);
   if (sequence < 0 || sequence >= sequenceCount_) return {};

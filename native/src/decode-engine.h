@@ -46,6 +46,8 @@ class DecodeEngine {
     uint64_t decodeCalls;       // successful llama_decode calls
   };
   Counters counters();
+  // Starts a new peak measurement from the generations live now.
+  void resetPeak();
 
   std::vector<llama_token> sequenceTokens(int32_t sequence);
   int32_t sequenceCount() const { return sequenceCount_; }

@@ -2,6 +2,7 @@
 // tokens generated and wall time (median and p90); then best-of-n as one batch of parallel sequences
 // against the same n samples drawn one after another and against a single sample; then the pooled
 // strategies with and without streaming validation, batched and sequential (strategies-streaming.ts).
+
 import type { Backend } from "../core/backend.js";
 import { CBlock } from "../core/cblock.js";
 import type { ModelOptions } from "../core/model-options.js";
@@ -19,6 +20,7 @@ import { RejectionSamplingStrategy } from "../stdlib/sampling/rejection-sampling
 import { RepairTemplateStrategy } from "../stdlib/sampling/repair-template-strategy.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { type SampleSummary, summarize } from "./stats.js";
+import type { EngineCounters } from "./strategies-streaming.js";
 import { runStreamingComparison, type StreamingRow, streamingRunCount } from "./strategies-streaming.js";
 import type { StrategyTask } from "./strategy-tasks.js";
 
@@ -33,8 +35,8 @@ export interface StrategiesOptions {
   n: number;
   /** Whether the model's weights are random (an untrained preset): the report then says its success rates are noise. */
   untrained: boolean;
-  /** Running native generations right now (LlamaContext.runningGenerations), for the live-sequence column. */
-  liveGenerations?: () => number;
+  /** The decode engine's counters, for the peak-live and decoded-token columns (local backend only). */
+  engine?: EngineCounters;
   onProgress?: (progress: { done: number; total: number; label: string }) => void;
 }
 
@@ -189,7 +191,7 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
     runs: options.runs,
     maxTokens: options.maxTokens,
     n,
-    ...(options.liveGenerations === undefined ? {} : { liveGenerations: options.liveGenerations }),
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
     tick,
   });
   const one = summarize(timings.one);

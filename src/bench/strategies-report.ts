@@ -51,6 +51,7 @@ export function strategiesMarkdown(result: StrategiesResult): string {
       { title: "first token ms (p50 / p90)", align: "right" },
       { title: "last token ms (p50 / p90)", align: "right" },
       { title: "peak live", align: "right" },
+      { title: "decoded", align: "right" },
     ],
     result.streaming.map((row) => [
       row.strategy,
@@ -64,7 +65,8 @@ export function strategiesMarkdown(result: StrategiesResult): string {
       row.tokensSaved === null ? "—" : String(row.tokensSaved),
       pair(row.firstTokenMs, 1),
       pair(row.lastTokenMs, 1),
-      String(row.peakLive),
+      row.peakLive === null ? "—" : String(row.peakLive),
+      row.decodedTokens === null ? "—" : String(row.decodedTokens),
     ]),
   );
   const notice = result.untrained
@@ -78,8 +80,8 @@ export function strategiesMarkdown(result: StrategiesResult): string {
     `${describeMachine(result.machine)}.\n\n${strategies}\nBest-of-${settings.n}, ${settings.maxTokens} tokens per sample:\n\n${batching}\n` +
     "Pooled strategies with and without streaming validation (paired runs: the same seeds, so the same samples " +
     "in the same order; tokens saved = the paired run without streaming checks minus this one). Tokens are the " +
-    "native per-generation counts; peak live is the most native generations running at once, sampled every " +
-    `millisecond from TypeScript's count (the addon has no live-sequence counter):\n\n${streaming}`
+    "native per-generation counts; peak live (the most generations holding a sequence at once) and decoded " +
+    `(prompt and generated tokens through llama_decode) are the decode engine's own counters:\n\n${streaming}`
   );
 }
 

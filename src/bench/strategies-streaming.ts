@@ -1,9 +1,8 @@
 // Streaming validation in the strategy benchmark: each pooled strategy with and without streaming checks
 // (paired runs: the same seeds, so the same samples in the same order) and batched (parallel sequences of
 // one context) against sequential (one live sample). Token counts are the native side's per-generation
-// counts (GenerateLog.modelOutput.generatedTokens); live sequences are sampled from
-// LlamaContext.runningGenerations, TypeScript's count of started native generations, because the addon
-// has no live-sequence counter of its own.
+// counts (GenerateLog.modelOutput.generatedTokens); peak live sequences and decoded tokens come from the
+// decode engine's own counters (LlamaContext.counters), not from the strategy's bookkeeping.
 import type { Backend } from "../core/backend.js";
 import type { ModelOptions } from "../core/model-options.js";
 import { PartialValidationResult } from "../core/requirement.js";
@@ -51,8 +50,10 @@ export interface StreamingRow {
   tokensSaved: number | null;
   firstTokenMs: SampleSummary;
   lastTokenMs: SampleSummary;
-  /** Most generations running at once (sampled every millisecond; TypeScript's count). */
-  peakLive: number;
+  /** Most generations holding a sequence at once (the decode engine's counter); null without one. */
+  peakLive: number | null;
+  /** Tokens the decode engine decoded (prompt and generated), from its counters; null without them. */
+  decodedTokens: number | null;
   errors: number;
 }
 
@@ -62,9 +63,18 @@ export interface StreamingComparisonOptions {
   runs: number;
   maxTokens: number;
   n: number;
-  /** Running native generations right now (LlamaContext.runningGenerations). */
-  liveGenerations?: () => number;
+  /** The decode engine's counters (LlamaContext.counters and resetPeakCounter), when the backend is local. */
+  engine?: EngineCounters;
   tick?: (label: string) => void;
+}
+
+export interface EngineCounters {
+  counters(): {
+    readonly peakLiveSequences: number;
+    readonly promptTokensDecoded: number;
+    readonly generatedTokensDecoded: number;
+  };
+  resetPeak(): void;
 }
 
 interface Kind {
@@ -134,7 +144,8 @@ interface Tally {
   tokensSaved: number;
   firstTokenMs: number[];
   lastTokenMs: number[];
-  peakLive: number;
+  peakLive: number | null;
+  decodedTokens: number | null;
   errors: number;
 }
 
@@ -149,7 +160,8 @@ const emptyTally = (): Tally => ({
   tokensSaved: 0,
   firstTokenMs: [],
   lastTokenMs: [],
-  peakLive: 0,
+  peakLive: null,
+  decodedTokens: null,
   errors: 0,
 });
 
@@ -174,13 +186,9 @@ export async function runStreamingComparison(options: StreamingComparisonOptions
           for (const streaming of [false, true]) {
             const tally = streaming ? tallies.on : tallies.off;
             const instruction = new Instruction({ description: task.prompt, requirements: [requirement] });
-            let peak = 0;
-            const monitor =
-              options.liveGenerations === undefined
-                ? null
-                : setInterval(() => {
-                    peak = Math.max(peak, options.liveGenerations!());
-                  }, 1);
+            const engine = options.engine;
+            engine?.resetPeak();
+            const before = engine?.counters();
             const started = performance.now();
             let result: SamplingResult<string> | null = null;
             try {
@@ -189,11 +197,18 @@ export async function runStreamingComparison(options: StreamingComparisonOptions
                 .sample(instruction, new SimpleContext(), backend, [requirement], { modelOptions });
             } catch {
               tally.errors++;
-            } finally {
-              if (monitor !== null) clearInterval(monitor);
             }
             tally.wallMs += performance.now() - started;
-            tally.peakLive = Math.max(tally.peakLive, peak);
+            if (engine !== undefined && before !== undefined) {
+              const after = engine.counters();
+              tally.peakLive = Math.max(tally.peakLive ?? 0, after.peakLiveSequences);
+              tally.decodedTokens =
+                (tally.decodedTokens ?? 0) +
+                after.promptTokensDecoded -
+                before.promptTokensDecoded +
+                after.generatedTokensDecoded -
+                before.generatedTokensDecoded;
+            }
             const report = result?.report ?? null;
             if (result !== null && report !== null) {
               if (result.success) tally.successes++;
@@ -235,6 +250,7 @@ export async function runStreamingComparison(options: StreamingComparisonOptions
           firstTokenMs: summarize(tally.firstTokenMs),
           lastTokenMs: summarize(tally.lastTokenMs),
           peakLive: tally.peakLive,
+          decodedTokens: tally.decodedTokens,
           errors: tally.errors,
         });
       }

@@ -42,6 +42,8 @@ describe("the decode engine's counters", () => {
     expect(seen.liveSequences + seen.waiting).toBeGreaterThan(0);
     await Promise.all(streams);
     expect(context.counters.peakLiveSequences).toBe(2);
+    context.resetPeakCounter();
+    expect(context.counters.peakLiveSequences).toBe(0);
     expect(context.counters.liveSequences).toBe(0);
     expect(context.counters.waiting).toBe(0);
   });

@@ -128,6 +128,12 @@ export class LlamaContext implements AsyncDisposable {
     return this.#native.getCounters();
   }
 
+  /** Starts `counters.peakLiveSequences` again from the generations live now (e.g. per benchmark run). */
+  resetPeakCounter(): void {
+    if (this.#disposed) throw new LlamaDisposedError("context");
+    this.#native.resetPeakCounter();
+  }
+
   /** Tokens whose KV cells a sequence currently holds (for prefix-reuse diagnostics). */
   sequenceTokens(sequence: number): Int32Array {
     if (this.#disposed) throw new LlamaDisposedError("context");

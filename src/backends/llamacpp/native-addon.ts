@@ -148,7 +148,7 @@ export interface NativeContextCounters {
   readonly liveSequences: number;
   /** Generations queued for a free sequence. */
   readonly waiting: number;
-  /** Most generations that held a sequence at once since the context was created. */
+  /** Most generations that held a sequence at once since the context was created or resetPeakCounter(). */
   readonly peakLiveSequences: number;
   /** Prompt tokens decoded (a reused prefix is not decoded again). */
   readonly promptTokensDecoded: number;
@@ -160,6 +160,8 @@ export interface NativeContextCounters {
 
 export interface NativeContext {
   getCounters(): NativeContextCounters;
+  /** Starts peakLiveSequences again from the generations live now. */
+  resetPeakCounter(): void;
   /** Queues a generation; the decode thread starts it as soon as a sequence is free. */
   generate(options: NativeGenerateOptions): NativeGeneration;
   /** The tokens whose KV cells a sequence holds (what prefix reuse compares against). */

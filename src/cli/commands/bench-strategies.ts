@@ -59,7 +59,10 @@ async function strategies(flags: StrategiesFlags): Promise<void> {
       maxTokens: flags.maxTokens ?? (quick ? 8 : 24),
       n,
       untrained: hasRandomWeights(model),
-      liveGenerations: () => backend.context.runningGenerations,
+      engine: {
+        counters: () => backend.context.counters,
+        resetPeak: () => backend.context.resetPeakCounter(),
+      },
       onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
     });
   } finally {
