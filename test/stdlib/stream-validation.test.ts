@@ -239,6 +239,36 @@ describe("jsonSchemaRequirement", () => {
       expect((await requirement.validate(scripted([]), sampleContext)).result, text).toBe(false);
     }
   });
+
+  it("judges keys named like Object.prototype's members as plain keys, while streaming and at the end", async () => {
+    // Regression: the member check read the schema's shape up the prototype chain, so "constructor" found
+    // Object and threw "fieldSchema.safeParse is not a function".
+    const small = jsonSchemaRequirement(z.object({ a: z.number() }));
+    for (const key of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+      const text = `{"${key}": 1, "a": 1}`;
+      const { failure, sampleContext } = await streamThrough([...text], [small]);
+      expect(failure, text).toBeNull();
+      expect((await small.validate(scripted([]), sampleContext)).result, text).toBe(true);
+    }
+  });
+
+  it("the final check accepts a complete top-level number, which only ends at the end of the text", async () => {
+    // Regression: a number completes on the character after it, so the final check must end the parse.
+    for (const [schema, text, expected] of [
+      [z.number(), "42", true],
+      [z.number(), "-1.5e3", true],
+      [z.number(), " 7 ", true],
+      [z.number().int(), "4.5", false],
+      [z.number(), "-", false],
+      [z.number(), "1e", false],
+      [z.array(z.number()), "[1, 2", false],
+      [z.string(), '"ab', false],
+    ] as const) {
+      const requirement = jsonSchemaRequirement(schema);
+      const { sampleContext } = await streamThrough([text], []);
+      expect((await requirement.validate(scripted([]), sampleContext)).result, text).toBe(expected);
+    }
+  });
 });
 
 describe("soundness: a streaming fail never rejects a sample the final check would accept", () => {

@@ -48,6 +48,24 @@ export class JsonValueChunker {
     } catch (error) {
       this.#error ??= error as Error;
     }
+    return this.#take();
+  }
+
+  /**
+   * The text is over: a top-level number completes only here (it could have gone on with another digit),
+   * and a value still open becomes the error "Unexpected end". Returns the values this completed.
+   */
+  end(): CompletedJsonValue[] {
+    if (this.#error !== null || this.#ended) return [];
+    try {
+      this.#parser.end();
+    } catch (error) {
+      this.#error ??= error as Error;
+    }
+    return this.#take();
+  }
+
+  #take(): CompletedJsonValue[] {
     const completed = this.#completed;
     this.#completed = [];
     return completed;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Context } from "../../core/context.js";
 import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import { PartialValidationResult, type StreamPartial, ValidationResult } from "../../core/requirement.js";
-import { JsonValueChunker } from "../chunking/json-value-chunker.js";
+import { type CompletedJsonValue, JsonValueChunker } from "../chunking/json-value-chunker.js";
 import { StandardRequirement } from "./standard-requirement.js";
 
 /**
@@ -40,7 +40,17 @@ class JsonSchemaJudge {
         return this.#verdict;
       }
     }
-    for (const completed of this.#chunker.feed(delta)) {
+    return this.#judge(this.#chunker.feed(delta));
+  }
+
+  /** The text is over: end the parse (a top-level number completes only here) and judge what it completed. */
+  finish(): PartialValidationResult {
+    if (this.#verdict.success === "fail") return this.#verdict;
+    return this.#judge(this.#chunker.end());
+  }
+
+  #judge(completedValues: readonly CompletedJsonValue[]): PartialValidationResult {
+    for (const completed of completedValues) {
       if (completed.key === null) {
         this.#verdict = this.#judgeWhole(completed.value);
       } else if (typeof completed.key === "string" && this.#shape !== null) {
@@ -63,8 +73,9 @@ class JsonSchemaJudge {
       return new PartialValidationResult("fail", { reason: `The key "${key}" appears twice.` });
     }
     this.#seenKeys.add(key);
-    const fieldSchema = this.#shape![key];
-    if (fieldSchema === undefined) return null;
+    // Own properties only: a key such as "constructor" or "toString" must not find Object.prototype's member.
+    if (!Object.hasOwn(this.#shape!, key)) return null;
+    const fieldSchema = this.#shape![key]!;
     const parsed = fieldSchema.safeParse(value);
     if (parsed.success) return null;
     return new PartialValidationResult("fail", {
@@ -111,7 +122,8 @@ export function jsonSchemaRequirement(
         return new ValidationResult(false, { reason: "The context has no output to validate.", context });
       }
       const judge = new JsonSchemaJudge(schema);
-      const verdict = judge.feed(output.value);
+      judge.feed(output.value);
+      const verdict = judge.finish();
       if (verdict.success === "fail") return new ValidationResult(false, { reason: verdict.reason, context });
       if (!judge.ended || verdict.success !== "pass") {
         return new ValidationResult(false, {
