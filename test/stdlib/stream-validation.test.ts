@@ -155,6 +155,29 @@ describe("validating a sample while it streams", () => {
     expect((errors[0] as Error).message).toMatch(/"at most 2 words" failed while streaming \(word 3 is past/);
   });
 
+  it("a streamValidate that throws does not cancel: the error is recorded as the sample's reason and the final check decides", async () => {
+    let calls = 0;
+    const throwing = new StandardRequirement("throws", {
+      validate: () => true,
+      streamValidate: () => {
+        calls += 1;
+        throw new Error("boom");
+      },
+    });
+    const { thunk, failure } = await streamThrough(["a ", "b ", "c ", "d "], [throwing, never("c")]);
+    // The throwing check is not asked again on that sample; the other check still cancels at "c".
+    expect(calls).toBe(1);
+    expect(failure?.requirement.description).toBe("never says c");
+    expect(thunk.cancelled).toBe(true);
+
+    const ran = await streamThrough(["a ", "b ", "d "], [throwing]);
+    expect(ran.thunk.cancelled).toBe(false);
+    expect(ran.thunk.value).toBe("a b d ");
+    expect(ran.failure).toMatchObject({ atEnd: true, requirement: throwing });
+    expect(ran.failure?.result.reason).toMatch(/streamValidate threw: boom/);
+    expect(ran.thunk.meta.streamFailure).toMatchObject({ requirement: "throws" });
+  });
+
   it("leaves requirements without streamValidate to the final check (they are not called while streaming)", async () => {
     let calls = 0;
     const finalOnly: Requirement = {

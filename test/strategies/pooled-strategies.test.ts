@@ -152,6 +152,32 @@ describe("pooled rejection sampling", () => {
   });
 });
 
+describe("a streaming check that throws", () => {
+  it("leaves that sample to its final check instead of rejecting the whole pooled run", async () => {
+    const throwing = new StandardRequirement("throws while streaming", {
+      validate: (context) => (context.lastOutput()?.value ?? "").startsWith("good") || [false, "not good"],
+      streamValidate: () => {
+        throw new Error("boom");
+      },
+    });
+    const backend = backendOf((index) => (index === 0 ? long("bad") : long("good")), 2);
+    const result = await new RejectionSamplingStrategy({ loopBudget: 2, concurrencyBudget: 1 }).sample(
+      new CBlock("q"),
+      new SimpleContext(),
+      backend,
+      [throwing],
+    );
+    expect(result.success).toBe(true);
+    expect(result.result.value).toBe(long("good"));
+    // Both samples ran to their end: the throw cancelled nothing, and the final check rejected the first.
+    expect(result.sampleGenerations.map((thunk) => thunk.cancelled)).toEqual([false, false]);
+    expect(result.sampleValidations[0]![0]![1].reason).toBe("not good");
+    expect(result.sampleGenerations[0]!.meta.streamFailure).toMatchObject({
+      reason: expect.stringMatching(/streamValidate threw: boom/),
+    });
+  });
+});
+
 describe("pooled scoring strategies", () => {
   it("best-of-n replaces a cancelled sample until n have completed, within loopBudget × n", async () => {
     const answers = ["bad one", "good a", "bad two", "good bb", "good ccc", "good dddd"];

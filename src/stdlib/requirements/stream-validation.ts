@@ -1,6 +1,6 @@
 import type { Context } from "../../core/context.js";
 import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
-import type { PartialValidationResult, Requirement } from "../../core/requirement.js";
+import { PartialValidationResult, type Requirement } from "../../core/requirement.js";
 import { Chunker } from "../chunking/chunker.js";
 import { StreamingValidationFailedError } from "../errors/streaming-validation-failed-error.js";
 
@@ -9,8 +9,13 @@ export interface StreamFailure {
   readonly requirement: Requirement;
   readonly result: PartialValidationResult;
   readonly chunkIndex: number;
-  /** True when the fail came from the trailing fragment, after the sample had already ended (nothing to cancel). */
+  /**
+   * True when the fail did not cancel the sample, which ran to its end: it came from the trailing fragment,
+   * or from a streamValidate that threw (see `error`). The final check then decides.
+   */
   readonly atEnd: boolean;
+  /** What streamValidate threw, when the failure is a throw rather than a "fail" verdict. */
+  readonly error?: unknown;
 }
 
 export interface StreamValidationOptions {
@@ -22,6 +27,8 @@ interface RequirementCursor {
   readonly requirement: Requirement;
   readonly chunker: Chunker | null;
   chunkIndex: number;
+  /** Set when its streamValidate threw: it is not asked again on this sample. */
+  thrown: StreamFailure | null;
 }
 
 /** The requirements that check samples while they stream. */
@@ -34,7 +41,10 @@ export function streamingRequirements(requirements: readonly Requirement[]): Req
  * (cut by the requirement's streamChunking; every delta without one). At the first "fail" the generation is
  * cancelled with a StreamingValidationFailedError: the thunk keeps its partial text and is flagged
  * `cancelled`, and the failure is returned (also kept in thunk.meta.streamFailure). Requirements without
- * streamValidate are left to the final validation. A generation error is thrown as avalue() would.
+ * streamValidate are left to the final validation. A streamValidate that throws is a bug in that check, not
+ * a verdict on the sample: it is not asked again on this sample, nothing is cancelled, and unless another
+ * check fails, its error is returned as an `atEnd` failure (reason "streamValidate threw: ...") so the final
+ * check decides. A generation error is thrown as avalue() would.
  */
 export async function validateWhileStreaming(
   thunk: ModelOutputThunk<unknown>,
@@ -46,11 +56,13 @@ export async function validateWhileStreaming(
     requirement,
     chunker: requirement.streamChunking ? new Chunker(requirement.streamChunking) : null,
     chunkIndex: 0,
+    thrown: null,
   }));
   if (thunk.isComputed()) return null;
   for await (const delta of thunk) {
     options.onDelta?.(delta);
     for (const cursor of cursors) {
+      if (cursor.thrown !== null) continue;
       const chunks = cursor.chunker === null ? [delta] : cursor.chunker.feed(delta);
       const failure = await checkChunks(thunk, cursor, chunks, context, false);
       if (failure !== null) {
@@ -68,11 +80,12 @@ export async function validateWhileStreaming(
   // Cancelled by someone else (a strategy stopping a sample that can no longer win): nothing to flush.
   if (thunk.cancelled) return null;
   for (const cursor of cursors) {
-    if (cursor.chunker === null) continue;
+    if (cursor.chunker === null || cursor.thrown !== null) continue;
     const failure = await checkChunks(thunk, cursor, cursor.chunker.flush(), context, true);
     if (failure !== null) return record(thunk, failure);
   }
-  return null;
+  const thrown = cursors.find((cursor) => cursor.thrown !== null)?.thrown ?? null;
+  return thrown === null ? null : record(thunk, thrown);
 }
 
 async function checkChunks(
@@ -84,10 +97,23 @@ async function checkChunks(
 ): Promise<StreamFailure | null> {
   for (const chunk of chunks) {
     const chunkIndex = cursor.chunkIndex++;
-    const result = await cursor.requirement.streamValidate!(
-      { chunk, chunkIndex, text: thunk.value ?? "", final, thunk },
-      context,
-    );
+    let result: PartialValidationResult;
+    try {
+      result = await cursor.requirement.streamValidate!(
+        { chunk, chunkIndex, text: thunk.value ?? "", final, thunk },
+        context,
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      cursor.thrown = {
+        requirement: cursor.requirement,
+        result: new PartialValidationResult("fail", { reason: `streamValidate threw: ${message}` }),
+        chunkIndex,
+        atEnd: true,
+        error,
+      };
+      return null;
+    }
     if (result.success === "fail")
       return { requirement: cursor.requirement, result, chunkIndex, atEnd: final };
   }
