@@ -3,7 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock } from "../../src/core/index.js";
-import { MBRDRougeLStrategy, minTokenLogprobRequirement, SimpleContext } from "../../src/stdlib/index.js";
+import {
+  MBRDRougeLStrategy,
+  minTokenLogprobRequirement,
+  rougeLSimilarity,
+  SimpleContext,
+} from "../../src/stdlib/index.js";
 import { scripted } from "../stdlib/helpers.js";
 
 describe("MBRDRougeLStrategy", () => {
@@ -24,6 +29,35 @@ describe("MBRDRougeLStrategy", () => {
     const result = await strategy.sample(new CBlock("q"), new SimpleContext(), backend, []);
     expect(backend.calls).toHaveLength(8);
     expect(result.result.value).toBe("the cat sat on the mat");
+  });
+});
+
+describe("rougeLSimilarity matches rouge_score's RougeScorer([\"rougeL\"], use_stemmer=True) F-measure", () => {
+  // rouge_score's tokenizer: lower-case, every character outside [a-z0-9] becomes a space, split on
+  // whitespace, Porter-stem tokens longer than 3 characters; no tokens on either side scores 0. Expected
+  // values worked by hand (F = 2PR / (P + R), P = LCS / |prediction|, R = LCS / |target|):
+  const pairs: Array<[string, string, number]> = [
+    // [the, cat, ran] vs [the, cat, run]: "cats" (4 chars) stems to "cat", "ran" (3) is kept, "runs" → "run".
+    // LCS 2, P = R = 2/3, F = 2/3.
+    ["the cats ran", "the cat runs", 2 / 3],
+    // [run, quickli] vs [run, quick]: "running" → "run", "quickly" → "quickli"; LCS 1, P = R = 1/2.
+    ["running quickly", "runs quick", 1 / 2],
+    // Non-ASCII letters are separators: [text] vs [text], F = 1 (a Unicode-aware tokenizer gives 2/3).
+    ["日本語 text", "text", 1],
+    // [caf, au, lait] vs [cafe, au, lait]: "é" splits "café"; LCS 2, F = 2/3.
+    ["Café au lait", "cafe au lait", 2 / 3],
+    // [it, s, 3, 14] vs [its, 3, 14]: LCS 2, P = 2/4, R = 2/3, F = 2·(1/2)(2/3) / (7/6) = 4/7.
+    ["It's 3.14!", "its 3 14", 4 / 7],
+    // [polic, kill, the, gunman] vs [the, gunman, kill, polic]: LCS [the, gunman] = 2, F = 1/2.
+    ["police killed the gunman", "the gunman killed police", 1 / 2],
+    // No tokens on one side or both: 0 (rouge_score returns Score(0, 0, 0)), also for "" against "".
+    ["", "", 0],
+    ["", "x", 0],
+    ["?!", "...", 0],
+  ];
+  it.each(pairs)("%j vs %j", (first, second, expected) => {
+    expect(rougeLSimilarity(first, second)).toBeCloseTo(expected, 10);
+    expect(rougeLSimilarity(second, first)).toBeCloseTo(expected, 10);
   });
 });
 

@@ -1,3 +1,5 @@
+import { stemmer } from "stemmer";
+
 /** How alike two answers are, from 0 (unrelated) to 1 (the same). Must be symmetric for voting to be fair. */
 export type Similarity = (first: string, second: string) => number;
 
@@ -10,11 +12,15 @@ export function normalizeAnswer(text: string): string {
 export const exactMatchSimilarity: Similarity = (first, second) =>
   normalizeAnswer(first) === normalizeAnswer(second) ? 1 : 0;
 
-/** ROUGE-L F1 over lower-cased word tokens: the longest common subsequence, for free-form answers. */
+/**
+ * ROUGE-L F-measure (longest common subsequence of tokens), as Mellea's MBRD computes it with rouge_score's
+ * `RougeScorer(["rougeL"], use_stemmer=True)`: see rougeTokens(). Two answers without a single token score 0,
+ * as in rouge_score, even against each other.
+ */
 export const rougeLSimilarity: Similarity = (first, second) => {
-  const a = words(first);
-  const b = words(second);
-  if (a.length === 0 || b.length === 0) return a.length === b.length ? 1 : 0;
+  const a = rougeTokens(first);
+  const b = rougeTokens(second);
+  if (a.length === 0 || b.length === 0) return 0;
   const common = longestCommonSubsequence(a, b);
   if (common === 0) return 0;
   const precision = common / a.length;
@@ -22,8 +28,15 @@ export const rougeLSimilarity: Similarity = (first, second) => {
   return (2 * precision * recall) / (precision + recall);
 };
 
-function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+/**
+ * rouge_score's tokenizer: lower-case, every character outside [a-z0-9] is a separator (so "café" gives
+ * "caf" and non-Latin scripts give nothing), and tokens longer than 3 characters are Porter-stemmed.
+ * rouge_score stems with NLTK's Porter variant; `stemmer` is the original 1980 algorithm, which differs from
+ * it on a few rare words (NLTK turns "dying" into "die", the original into "dy").
+ */
+function rougeTokens(text: string): string[] {
+  const tokens = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return tokens.map((token) => (token.length > 3 ? stemmer(token) : token));
 }
 
 // Two rows instead of the full table: answers can be long, and only the length is needed.
