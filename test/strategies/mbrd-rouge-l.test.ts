@@ -32,7 +32,7 @@ describe("MBRDRougeLStrategy", () => {
   });
 });
 
-describe("rougeLSimilarity matches rouge_score's RougeScorer([\"rougeL\"], use_stemmer=True) F-measure", () => {
+describe("rougeLSimilarity matches rouge_score's rougeL F-measure with use_stemmer=True", () => {
   // rouge_score's tokenizer: lower-case, every character outside [a-z0-9] becomes a space, split on
   // whitespace, Porter-stem tokens longer than 3 characters; no tokens on either side scores 0. Expected
   // values worked by hand (F = 2PR / (P + R), P = LCS / |prediction|, R = LCS / |target|):
