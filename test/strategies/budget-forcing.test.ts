@@ -8,6 +8,7 @@ import {
   BudgetForcingSamplingStrategy,
   type BudgetForcingUsage,
   SimpleContext,
+  thinkBudgetForcing,
 } from "../../src/stdlib/index.js";
 import type { ScriptedCall } from "../../src/testing/index.js";
 import { contains, scripted } from "../stdlib/helpers.js";
@@ -25,7 +26,8 @@ describe("BudgetForcingSamplingStrategy (scripted)", () => {
       endThinkToken: "</think>",
       beginResponseToken: "",
       thinkWaitSuffix: "",
-      answerSuffix: "\nThe final answer is:",
+      // Mellea v0.7's default (budget_forcing.py and budget_forcing_alg.py): no answer suffix.
+      answerSuffix: "",
       loopBudget: 1,
     });
   });
@@ -40,6 +42,7 @@ describe("BudgetForcingSamplingStrategy (scripted)", () => {
       thinkMaxTokens: 10,
       thinkWaitSuffix: "Wait",
       answerMaxTokens: 5,
+      answerSuffix: "\nThe final answer is:",
     }).sample(new CBlock("Q?"), new SimpleContext(), backend, []);
     expect(backend.calls.map(limitOf)).toEqual([10, 4, 5]);
     expect(backend.calls.map(promptOf)).toEqual([
@@ -63,7 +66,9 @@ describe("BudgetForcingSamplingStrategy (scripted)", () => {
       [],
     );
     expect(backend.calls.map(limitOf)).toEqual([50, undefined]);
-    expect(result.result.value).toBe("<think>short</think> \nThe final answer is:7");
+    // The default answer suffix is empty: the answer pass continues right after the closed think block.
+    expect(backend.calls.map(promptOf)[1]).toBe("Q?<think>short</think>");
+    expect(result.result.value).toBe("<think>short</think>7");
   });
 
   it("stops forcing when a pass brings no real thought, and skips thinking with a zero budget", async () => {
@@ -73,8 +78,20 @@ describe("BudgetForcingSamplingStrategy (scripted)", () => {
     expect(backend.calls).toHaveLength(2);
     const none = new BudgetForcingSamplingStrategy({ thinkMaxTokens: 0 });
     const result = await none.sample(new CBlock("Q?"), new SimpleContext(), backend, []);
-    expect(backend.calls.map(promptOf)[2]).toBe("Q?<think> </think> \nThe final answer is:");
+    expect(backend.calls.map(promptOf)[2]).toBe("Q?<think> </think>");
     expect((result.result.meta.budgetForcing as BudgetForcingUsage).thinkPasses).toBe(0);
+  });
+
+  it("thinkBudgetForcing also defaults to Mellea v0.7's empty answer suffix; null returns the think block alone", async () => {
+    const backend = scripted(["thought</think>", "9", "thought"]);
+    const answered = await thinkBudgetForcing(backend, new CBlock("Q?"), new SimpleContext());
+    expect(backend.calls.map(promptOf)).toEqual(["Q?<think>", "Q?<think>thought</think>"]);
+    expect(answered.value).toBe("<think>thought</think>9");
+    const thinkOnly = await thinkBudgetForcing(backend, new CBlock("Q?"), new SimpleContext(), {
+      answerSuffix: null,
+    });
+    expect(backend.calls).toHaveLength(3);
+    expect(thinkOnly.value).toBe("<think>thought");
   });
 
   it("validates each budget-forced sample and resamples within loopBudget", async () => {
@@ -105,6 +122,7 @@ describe("BudgetForcingSamplingStrategy on the tiny model", () => {
       thinkMaxTokens: 24,
       answerMaxTokens: 6,
       thinkWaitSuffix: "Wait",
+      answerSuffix: "\nThe final answer is:",
       // The think passes write letters and close the block; the answer pass writes digits.
       thinkModelOptions: { grammar: 'root ::= [a-z ]{12,60} "</think>"' } as LlamaCppModelOptions,
       answerModelOptions: { grammar: "root ::= [0-9]+" } as LlamaCppModelOptions,

@@ -25,7 +25,7 @@ export interface BudgetForcingSamplingStrategyOptions
   endResponseToken?: string;
   /** Appended to force more thinking, e.g. "\nWait"; default "": the budget is an upper bound only. */
   thinkWaitSuffix?: string;
-  /** Default "\nThe final answer is:". */
+  /** Appended before the answer pass, e.g. "\nThe final answer is:"; default "" (Mellea v0.7's). */
   answerSuffix?: string;
   /** Default "\\boxed{.*?}" (kept as in Mellea; its algorithm does not use it either). */
   answerRegex?: string;
@@ -61,7 +61,7 @@ export class BudgetForcingSamplingStrategy extends RejectionSamplingStrategy {
     this.beginResponseToken = options.beginResponseToken ?? "";
     this.endResponseToken = options.endResponseToken ?? "";
     this.thinkWaitSuffix = options.thinkWaitSuffix ?? "";
-    this.answerSuffix = options.answerSuffix ?? "\nThe final answer is:";
+    this.answerSuffix = options.answerSuffix ?? "";
     this.answerRegex = options.answerRegex ?? "\\\\boxed{.*?}";
     this.#thinkModelOptions = options.thinkModelOptions;
     this.#answerModelOptions = options.answerModelOptions;

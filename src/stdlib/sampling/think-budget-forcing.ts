@@ -19,7 +19,7 @@ export interface ThinkBudgetForcingOptions {
   beginResponseToken?: string;
   /** Appended to force more thinking when the model closes its think block early; "" makes the budget a cap only. */
   thinkMoreSuffix?: string;
-  /** Appended to ask for the final answer; null returns the think block alone. */
+  /** Appended to ask for the final answer (default "", e.g. "The final answer is:"); null returns the think block alone. */
   answerSuffix?: string | null;
   modelOptions?: ModelOptions;
   /** Overlays for the think passes and the answer pass (say a grammar that forces the think markup). */
@@ -59,7 +59,8 @@ export async function thinkBudgetForcing(
   const endThink = options.endThinkToken ?? "</think>";
   const beginResponse = options.beginResponseToken ?? "";
   const thinkMore = options.thinkMoreSuffix ?? "";
-  const answerSuffix = options.answerSuffix === undefined ? "\nThe final answer is:" : options.answerSuffix;
+  // Mellea v0.7's default: no suffix, the answer pass continues right after the think block.
+  const answerSuffix = options.answerSuffix === undefined ? "" : options.answerSuffix;
   const formatter =
     (backend as { formatter?: Formatter }).formatter ?? new TemplateFormatter(backend.modelId);
   const printed = formatter.print(action);
