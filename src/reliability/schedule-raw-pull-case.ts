@@ -66,8 +66,12 @@ async function pullFromDroppedHandle(
       queueCapacity: plan.queueCapacity,
     })
     .pull(plan.pullSize);
-  (globalThis as { gc?: () => void }).gc?.();
+  const collect = (globalThis as { gc?: () => void }).gc;
+  collect?.();
   await tools.watchdog.due(`first pull of a dropped handle (queue ${plan.queueCapacity})`, pull);
+  // Settled, the pull no longer holds the handle: collected now, it aborts its generation and gives its
+  // sequence back (an abandoned raw generation holds its sequence until then, like any leaked resource).
+  collect?.();
 }
 
 export async function runRawPullCase(tools: CaseTools, plan: RawPullCase, seed: number): Promise<void> {
