@@ -9,6 +9,7 @@ import {
   type MonotoneSampleScore,
   NonMonotoneScoreError,
   RejectionSamplingStrategy,
+  SamplingAbortedError,
   ScoredSamplingResult,
   SimpleContext,
   StandardRequirement,
@@ -241,5 +242,48 @@ describe("pooled scoring strategies", () => {
     expect(result.success).toBe(true);
     expect(result.result.value).toBe("7");
     expect(result.report).toMatchObject({ attempts: 4, completed: 3, cancelledByValidation: 1 });
+  });
+});
+
+describe("pooled runs do not depend on timing", () => {
+  it("majority voting orders samples by start, so a tie goes to the first started, as in round runs", async () => {
+    // A 2-2 tie. The long answers start first (attempts 0 and 2) but finish last: ordered by completion, the
+    // earliest sample would be a short one. Mellea picks the earliest drawn sample, index 0.
+    const longAnswer = "x y z w v u t s r q p";
+    const answers = [longAnswer, "short", longAnswer, "short"];
+    const pooled = await new MajorityVotingStrategy({ n: 4, pooled: true }).sample(
+      new CBlock("q"),
+      new SimpleContext(),
+      backendOf((index) => answers[index]!, 4, 2),
+      [],
+    );
+    const round = await new MajorityVotingStrategy({ n: 4, pooled: false }).sample(
+      new CBlock("q"),
+      new SimpleContext(),
+      backendOf((index) => answers[index]!, 4, 2),
+      [],
+    );
+    expect(pooled.sampleGenerations.map((thunk) => thunk.value)).toEqual(answers);
+    expect(pooled.result.value).toBe(longAnswer);
+    expect(pooled.resultIndex).toBe(0);
+    expect(round.result.value).toBe(longAnswer);
+  });
+
+  it("an aborted run's error counts the samples cancelled while streaming apart from those that ran to their end", async () => {
+    const controller = new AbortController();
+    const backend = backendOf(() => long("bad"), 4, 1);
+    setTimeout(() => controller.abort(new Error("stop")), 30);
+    const error = await new RejectionSamplingStrategy({ loopBudget: 100_000, concurrencyBudget: 4 })
+      .sample(new CBlock("q"), new SimpleContext(), backend, [never("bad")], { signal: controller.signal })
+      .catch((caught: unknown) => caught);
+    expect(SamplingAbortedError.isInstance(error)).toBe(true);
+    const aborted = error as SamplingAbortedError;
+    const recorded = aborted.partialResult.sampleGenerations;
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(recorded.every((thunk) => thunk.cancelled)).toBe(true);
+    expect(aborted.message).not.toMatch(/completed sample/);
+    expect(aborted.message).toContain(
+      `after ${recorded.length} recorded sample(s): 0 ran to their end, ${recorded.length} cancelled while streaming`,
+    );
   });
 });

@@ -8,13 +8,18 @@ export class SamplingAbortedError extends TesseraError {
   readonly [marker] = true;
 
   readonly samplesDrawn: number;
-  /** Every sample completed (and validated) before the abort, in order. */
+  /**
+   * Every sample recorded before the abort, in start order: those that ran to their end (validated) and
+   * those a streaming check cancelled (`cancelled`, with that failure as their validation).
+   */
   readonly partialResult: SamplingResult<unknown>;
 
   constructor(partialResult: SamplingResult<unknown>, reason?: unknown) {
+    const samples = partialResult.sampleGenerations;
+    const cancelled = samples.filter((thunk) => thunk.cancelled).length;
     super(
-      `Sampling aborted after ${partialResult.sampleGenerations.length} completed sample(s). ` +
-        "The completed samples are in error.partialResult; start a new run to continue.",
+      `Sampling aborted after ${samples.length} recorded sample(s): ${samples.length - cancelled} ran to their ` +
+        `end, ${cancelled} cancelled while streaming. They are in error.partialResult; start a new run to continue.`,
       { cause: reason },
     );
     this.name = "AbortError";

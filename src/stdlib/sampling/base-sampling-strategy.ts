@@ -125,10 +125,11 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
   /**
    * Run samples of one action as a pool (see runSamplePool): `concurrency` live (capped by the backend's
    * parallel sequences, and the cap reported), at most `attemptLimit` started. Completed samples are
-   * validated and recorded in completion order; samples cancelled by a streaming fail are recorded with that
+   * validated and recorded as they finish; samples cancelled by a streaming fail are recorded with that
    * failure as their validation; samples cancelled as losers or because the run stopped are left out of the
    * history but counted in the report. `stopAfter` decides, after each recorded completion, whether the run
-   * has its answer.
+   * has its answer. When the pool ends (also by an error or an abort) the history is put in start order, as
+   * a round run draws it, so a choice that goes to the earliest sample does not depend on timing.
    */
   protected async samplePooled<T>(plan: PooledPlan<T>): Promise<PooledRun<T>> {
     const { action, context, backend, run, requirements, history } = plan;
@@ -144,6 +145,8 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
     const progress = this.startProgress(run, plan.attemptLimit);
     let attemptsUntilPass: number | null = null;
     let started = 0;
+    // The attempt (start) index of each history entry, in the order they were recorded.
+    const startIndices: number[] = [];
     try {
       const outcome = await runSamplePool<T>({
         concurrency,
@@ -170,6 +173,7 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
             action,
           };
           const index = await this.recordSample(sample, requirements, backend, run, history);
+          startIndices[index] = attempt.index;
           const passed = allPassed(history.validations[index]!);
           if (passed) attemptsUntilPass ??= attempt.index + 1;
           progress.advance(passed);
@@ -186,6 +190,7 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
             reason: `cancelled while streaming: ${failure.result.reason ?? "the streaming check failed"}`,
           });
           const index = history.push(sample, [[failure.requirement, result]]);
+          startIndices[index] = attempt.index;
           await this.hooks.emit("samplingIteration", {
             samplingId: run.samplingId,
             iteration: index,
@@ -227,6 +232,7 @@ export abstract class BaseSamplingStrategy extends SamplingStrategy {
       return { history, report, attempts };
     } finally {
       progress.stop();
+      history.sortBy(startIndices);
     }
   }
 

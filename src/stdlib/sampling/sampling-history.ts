@@ -43,6 +43,25 @@ export class SamplingHistory<T> {
     return this.generations.length - 1;
   }
 
+  /**
+   * Put the samples in the order of `keys` (one per sample, ascending; stable on equal keys). A pooled run
+   * records samples as they finish and then orders them by start, so that ties, which go to the earliest
+   * sample, do not depend on which sample happened to finish first.
+   */
+  sortBy(keys: readonly number[]): void {
+    // A sample without a key (its recording failed halfway) keeps its place after those with one.
+    const keyOf = (index: number) => keys[index] ?? Number.MAX_SAFE_INTEGER;
+    const order = this.generations.map((_, index) => index).sort((a, b) => keyOf(a) - keyOf(b) || a - b);
+    const reorder = <E>(items: E[]) => {
+      const sorted = order.map((index) => items[index]!);
+      items.splice(0, items.length, ...sorted);
+    };
+    reorder(this.generations);
+    reorder(this.validations);
+    reorder(this.actions);
+    reorder(this.contexts);
+  }
+
   /** Indices of the samples that passed every requirement, in draw order. */
   passingIndices(): number[] {
     return this.validations.flatMap((validations, index) => (allPassed(validations) ? [index] : []));
