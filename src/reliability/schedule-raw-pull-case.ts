@@ -55,7 +55,9 @@ async function pullFromDroppedHandle(
 ): Promise<void> {
   const pull = context
     .generate({
-      tokens: tools.resources.promptPool.subarray(0, plan.promptTokens),
+      // The whole pool: a prefill long enough that the collector and the handle's finalizer run
+      // before the first event does (the window in which a collected handle lost its pull).
+      tokens: tools.resources.promptPool,
       greedy: false,
       seed,
       temperature: 0.8,
