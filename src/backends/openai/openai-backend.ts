@@ -165,6 +165,15 @@ export class OpenAIBackend extends BaseBackend {
         if (target.generateLog !== null) target.generateLog.modelOutput = target.raw?.response ?? null;
       },
     });
+    // A cancel fires this before the thunk settles, so the span and code after a `break` see them.
+    // (The signal also aborts when a chunk fails the thunk: that is a failure, not a cancel.)
+    producer.signal.addEventListener(
+      "abort",
+      () => {
+        if (thunk.cancelled) assembler.cancelled(thunk);
+      },
+      { once: true },
+    );
     void this.#produce(thunk, producer, request, stream, options);
     return thunk;
   }

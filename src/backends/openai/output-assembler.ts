@@ -43,6 +43,7 @@ export class OpenAIOutputAssembler<T> {
   readonly #request: ChatRequest;
   readonly #format: z.ZodType<T> | null;
   readonly #chunks: Array<Record<string, unknown>> = [];
+  #contentChunks = 0;
   readonly #choiceDeltas = new Map<number, ChunkChoice[]>();
   #completion: Record<string, unknown> | null = null;
 
@@ -71,8 +72,25 @@ export class OpenAIOutputAssembler<T> {
         reasoning?: string | null;
       };
       result = textDelta(delta.content, delta.reasoning_content ?? delta.reasoning);
+      if (result !== undefined) this.#contentChunks += 1;
     }
     return result;
+  }
+
+  /**
+   * The request was cancelled (a `break` out of the for-await, aclose, cancelGeneration): set the finish
+   * reason and usage now, as the local backend does, since no full response will ever set them. Usage is
+   * the last the server reported, else the chunks of text received so far (an OpenAI-compatible server
+   * streams one token a chunk) over a prompt count the server never sent (0).
+   */
+  cancelled(thunk: ModelOutputThunk<T>): void {
+    const generation = thunk.generation;
+    generation.finishReasons ??= ["abort"];
+    if (generation.usage !== null) return;
+    const reported = this.#chunks.findLast((chunk) => chunk.usage != null)?.usage as WireUsage | undefined;
+    const promptTokens = reported?.prompt_tokens ?? 0;
+    const completionTokens = Math.max(reported?.completion_tokens ?? 0, this.#contentChunks);
+    generation.usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
   }
 
   finish(thunk: ModelOutputThunk<T>): void {
