@@ -48,10 +48,15 @@ export function logprobsContent(
   }));
 }
 
-/** The finish reason to report: tool_calls when the model called tools, else the backend's. */
+/**
+ * The finish reason to report: "length" whenever the token limit ended the output (as OpenAI does, even
+ * when complete tool calls precede the cut: a partial one after them was dropped), else tool_calls when
+ * the model called tools, else the backend's.
+ */
 export function finishReason(thunk: ModelOutputThunk<unknown>): string {
-  if ((thunk.toolCalls?.length ?? 0) > 0) return "tool_calls";
   const reason = thunk.generation.finishReasons?.[0];
+  if (reason === "length") return reason;
+  if ((thunk.toolCalls?.length ?? 0) > 0) return "tool_calls";
   return reason === undefined || reason === "unknown" ? "stop" : reason;
 }
 

@@ -21,6 +21,8 @@ export type ScriptedResponse =
       delayMs?: number;
       thinking?: string;
       toolCalls?: ModelToolCall[];
+      /** The finish reason to report (say "length" for output cut by maxNewTokens); default "stop". */
+      finishReason?: string;
       /** Fail the generation with this error after streaming the chunks. */
       failWith?: unknown;
       /** Throw this from generateFromContext itself, before any thunk exists. */
@@ -138,7 +140,7 @@ export class ScriptedBackend extends BaseBackend {
       postProcess: (finished) => {
         const completionTokens = chunks.length;
         finished.generation.usage = { promptTokens: 0, completionTokens, totalTokens: completionTokens };
-        finished.generation.finishReasons = ["stop"];
+        finished.generation.finishReasons = [scripted.finishReason ?? "stop"];
         if (scripted.toolCalls !== undefined) finished.toolCalls = scripted.toolCalls;
         if (format !== undefined) {
           try {

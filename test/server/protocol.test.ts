@@ -126,6 +126,37 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
     ]);
   });
 
+  // When max_tokens ended the output after one complete call (a partial second one was dropped), OpenAI
+  // reports "length", not "tool_calls": the client must know the answer was cut.
+  it('says finish_reason "length" when max_tokens cut output that holds a tool call', async () => {
+    const { client } = await serve((call) => {
+      const tool = call.options.tools![0]! as unknown as AbstractTool<never, unknown>;
+      return {
+        text: "",
+        finishReason: "length",
+        toolCalls: [new ModelToolCall("get_weather", tool, { city: "Paris" }, "call_1")],
+      };
+    });
+    const tools = [
+      {
+        type: "function" as const,
+        function: { name: "get_weather", parameters: { type: "object", properties: {} } },
+      },
+    ];
+    const completion = await client.chat.completions.create({ model: "scripted-model", messages: hello, tools });
+    expect(completion.choices[0]!.finish_reason).toBe("length");
+    expect(completion.choices[0]!.message.tool_calls).toHaveLength(1);
+    const stream = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: hello,
+      tools,
+      stream: true,
+    });
+    let finish: string | null = null;
+    for await (const chunk of stream) finish = chunk.choices[0]?.finish_reason ?? finish;
+    expect(finish).toBe("length");
+  });
+
   it("turns response_format json_schema into a format the backend validates", async () => {
     const { client, backend } = await serve(['{"name":"Ada","age":36}']);
     const completion = await client.chat.completions.create({
