@@ -109,6 +109,40 @@ describe("the inspector page in Chromium", () => {
     await page.close();
   });
 
+  it("gives the chosen token its own processed probability and numbers the rows without gaps", async () => {
+    // The chosen token " sat" is in the raw top list but the processed list left it out (a penalty
+    // pushed it to rank 3): its processed probability is still known from the token itself.
+    const { raw, processed } = sampleTraces(24);
+    const report = buildInspectorReport({ modelId: "m", prompt: "p", raw, processed, settings: {} });
+    const token = report.tokens[2]! as unknown as {
+      text: string;
+      token: number;
+      processed: { logprob: number; rank: number | null; top: { token: number | null; logprob: number | null }[] };
+    };
+    expect(token.text).toBe(" sat");
+    token.processed.top = token.processed.top.filter((alternative) => alternative.token !== token.token);
+    token.processed.top = token.processed.top.filter((alternative) => alternative.logprob !== null);
+    token.processed.rank = token.processed.top.length + 1;
+    const { page, problems } = await openPage(browser, renderInspectorPage(report), "inspector-chosen-row");
+    await page.click('.output .token[data-index="2"]');
+    await page.screenshot({ path: join(artifacts, "inspector-chosen-row.png"), fullPage: true });
+    const rows = await page.$$eval("#alternatives tr", (elements) =>
+      elements.slice(1).map((row) => [...row.children].map((cell) => cell.textContent)),
+    );
+    const chosen = await page.$eval("#alternatives tr.is-chosen", (row) =>
+      [...row.children].map((cell) => cell.textContent),
+    );
+    expect(chosen[1]).toBe("·sat");
+    expect(chosen[3]).not.toBe("—");
+    expect(chosen[3]).toMatch(/\d/);
+    // The chosen token ranks right after the processed list: it is numbered, and no number is skipped.
+    const numbers = rows.map((cells) => cells[0]).filter((cell) => /^\d+$/.test(cell ?? ""));
+    expect(numbers).toEqual(numbers.map((_, index) => String(index + 1)));
+    expect(chosen[0]).toBe(String(token.processed.top.length + 1));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   describe("a page from the real command explains itself", () => {
     // `tessera inspect` on the tiny model with top-k 3 and 5 alternatives: processed keeps 3 tokens.
     let page: Page;
