@@ -1,7 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Backend } from "../core/backend.js";
+import { answerClientError } from "./client-error-response.js";
 import { checkRequestedModel } from "./check-requested-model.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { UnauthorizedError } from "./errors/unauthorized-error.js";
@@ -62,6 +63,17 @@ export function createTesseraApp(options: TesseraServerOptions): {
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     // close() must not wait for clients that keep connections (or slow streams) open.
     forceCloseConnections: true,
+    // A `__proto__` or `constructor` key is valid JSON that OpenAI accepts and ignores: drop it (which also
+    // keeps it from reaching any object's prototype) rather than refuse the body as "not valid JSON".
+    onProtoPoisoning: "remove",
+    onConstructorPoisoning: "remove",
+    // Requests Node's parser refuses, and URLs with a broken percent escape, get OpenAI-shaped bodies
+    // rather than Node's bare "Client Error" or Fastify's FST_ERR_BAD_URL.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, _request, reply) => {
+      const answer = toErrorResponse(error, { maxBodyBytes });
+      void (reply as FastifyReply).code(answer.status).headers(answer.headers).send(answer.body);
+    },
   });
   // The API takes JSON only: a text/plain body (Fastify parses it by default) gets a 415 that says so,
   // not a 400 about a string where an object was expected.

@@ -78,7 +78,11 @@ export function toErrorResponse(error: unknown, limits: ServerLimits = {}): Erro
   if (InvalidModelOptionError.isInstance(error) || InvalidSamplerOptionError.isInstance(error)) {
     // Named in the request's terms (top_p, not topP) where the option comes from a request field.
     const field = requestFieldOf(error.optionName);
-    const message = field === null ? error.message : renameOption(error.message, error.optionName, field);
+    // "Invalid value for model option" is the library's wording; a request has fields.
+    const message =
+      field === null
+        ? error.message
+        : renameOption(error.message, error.optionName, field).replace(/\bmodel option\b/, "request field");
     return response(400, message, "invalid_request_error", field, "invalid_value");
   }
   if (UnknownModelOptionError.isInstance(error) || GrammarError.isInstance(error)) {
@@ -119,6 +123,12 @@ function frameworkRefusal(error: unknown, limits: ServerLimits): ErrorResponse |
         413,
         `The request body is larger than this server accepts${bytes(limits.maxBodyBytes)}. Send fewer or ` +
           "smaller images, or less text (the server's operator sets the limit: `tessera serve --max-body-bytes`).",
+        "invalid_request_error",
+      );
+    case "FST_ERR_BAD_URL":
+      return response(
+        400,
+        "The URL has a malformed percent escape (a % not followed by two hex digits). Percent-encode the path.",
         "invalid_request_error",
       );
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":

@@ -60,7 +60,8 @@ const responseFormatSchema = z.discriminatedUnion("type", [
 
 /** Sampling fields shared by /v1/chat/completions and /v1/completions. */
 const samplingShape = {
-  model: z.string().optional(),
+  // Required, as OpenAI requires it (its name is checked against the served model and aliases).
+  model: z.string("model is required: the served model's name (GET /v1/models lists it)"),
   stream: z.boolean().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
   max_tokens: z.number().int().positive().nullable().optional(),
@@ -75,7 +76,7 @@ const samplingShape = {
   presence_penalty: z.number().min(-2).max(2).nullable().optional(),
   seed: z.number().int().nullable().optional(),
   stop: z
-    .union([z.string(), z.array(z.string()).max(16)])
+    .union([z.string(), z.array(z.string()).max(4)], "a string or an array of at most 4 strings, as OpenAI allows")
     .nullable()
     .optional(),
   logit_bias: z

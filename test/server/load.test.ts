@@ -74,7 +74,7 @@ describe("tessera serve under load", () => {
         resolve,
       );
       request.on("error", reject);
-      request.end(JSON.stringify({ messages: hello, stream: true }));
+      request.end(JSON.stringify({ model: "scripted-model", messages: hello, stream: true }));
     });
     response.pause();
     // Let the server fill every buffer it can; it must then wait instead of pulling the whole answer.

@@ -1,9 +1,11 @@
 // tessera serve refuses what OpenAI refuses, with OpenAI-shaped bodies whose messages speak in request
 // fields (real HTTP on 127.0.0.1; the scripted backend only supplies answers).
+import { connect } from "node:net";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
 
 closeServersAfterEach();
@@ -166,5 +168,99 @@ describe("messages in request fields", () => {
     expect(bad.param).toBe("top_p");
     expect(bad.message).toContain("top_p");
     expect(bad.message).not.toContain("topP");
+  });
+});
+
+// Review findings on issue 15: refusals that leaked Fastify's or Node's bodies, or library wording.
+describe("no framework internals or library wording", () => {
+  it("answers a malformed URL escape with an OpenAI-shaped 400", async () => {
+    const { server } = await serve(["unused"]);
+    const response = await fetch(`${server.url}/%zz`);
+    const body = (await response.json()) as ErrorBody;
+    expect(response.status).toBe(400);
+    expect(body.error.type).toBe("invalid_request_error");
+    expect(body.error.message).toMatch(/percent/i);
+    expectHttpTerms(body);
+  });
+
+  it("accepts valid JSON with a __proto__ key and ignores that key, as OpenAI does", async () => {
+    const { server } = await serve(["Hello"]);
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "scripted-model", messages: hello }).replace(
+        "{",
+        '{"__proto__":{"a":1},',
+      ),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+    expect(body.choices[0]!.message.content).toBe("Hello");
+  });
+
+  it("answers a request Node's parser refuses (both Transfer-Encoding and Content-Length) in OpenAI's shape", async () => {
+    const { server } = await serve(["unused"]);
+    const { port } = new URL(server.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.write(
+          "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+            "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        );
+      });
+      let text = "";
+      socket.on("data", (data) => {
+        text += data.toString();
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400/);
+    const body = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)) as ErrorBody;
+    expect(body.error.type).toBe("invalid_request_error");
+    expect(body.error.message).not.toBe("Client Error");
+    expectHttpTerms(body);
+  });
+
+  it("names the request field seed, not the library's model option", async () => {
+    const { client } = await serve([
+      {
+        text: "",
+        throwOnCall: new InvalidModelOptionError("seed", -1, "a whole number from 0 to 4294967294"),
+      },
+    ]);
+    const error = await client.chat.completions
+      .create({ model: "scripted-model", messages: hello, seed: -1 })
+      .catch((caught: unknown) => caught);
+    const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.status).toBe(400);
+    expect(bad.param).toBe("seed");
+    expect(bad.message).toContain('"seed"');
+    expect(bad.message).not.toMatch(/model option/);
+  });
+});
+
+describe("fields OpenAI requires or limits", () => {
+  it("refuses a request without model, naming model", async () => {
+    const { server } = await serve(["unused"]);
+    const answer = await post(`${server.url}/v1/chat/completions`, JSON.stringify({ messages: hello }));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe("model");
+    const legacy = await post(`${server.url}/v1/completions`, JSON.stringify({ prompt: "Hi" }));
+    expect(legacy.status).toBe(400);
+    expect(legacy.body.error.param).toBe("model");
+  });
+
+  it("refuses more than 4 stop strings, naming stop", async () => {
+    const { server } = await serve(["unused"]);
+    const stop = ["a", "b", "c", "d", "e"];
+    const answer = await post(
+      `${server.url}/v1/chat/completions`,
+      JSON.stringify({ model: "scripted-model", messages: hello, stop }),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.param).toBe("stop");
+    expect(answer.body.error.message).toMatch(/4/);
   });
 });
