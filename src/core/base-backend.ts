@@ -97,7 +97,7 @@ export abstract class BaseBackend implements Backend {
     const modelOptions = this.resolveModelOptions(options.modelOptions);
     // One span per generation of the batch, so each carries its own usage and finish reason.
     const observations = actions.map((action) =>
-      this.#observe("text_completion", action, modelOptions, options),
+      this.#observe(this.rawOperation(), action, modelOptions, options),
     );
     try {
       const thunks = await this.doGenerateFromRaw(actions, context, { ...options, modelOptions });
@@ -111,6 +111,14 @@ export abstract class BaseBackend implements Backend {
       await this.hooks.emit("generationError", { backend: this, action: null, thunk: null, error });
       throw error;
     }
+  }
+
+  /**
+   * The GenAI operation a generateFromRaw call performs, for its spans: text_completion (a raw prompt
+   * completed), unless the backend sends it as a chat (the OpenAI backend calls /chat/completions).
+   */
+  protected rawOperation(): GenAiOperation {
+    return "text_completion";
   }
 
   /** Attributes this backend adds to its generation spans and metrics (say server.address); none by default. */

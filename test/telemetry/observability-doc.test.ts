@@ -7,7 +7,7 @@ it("runs the observability example and prints the spans and the GenAI metrics", 
   const result = await runMarkdownExample(markdownExample("ConsoleSpanExporter"), 300_000);
   expect(result.code, result.stderr).toBe(0);
   const out = result.stdout;
-  expect(out.match(/name: 'chat'/g)).toHaveLength(2);
+  expect(out.match(/name: 'chat tiny'/g)).toHaveLength(2);
   expect(out.match(/name: 'validation'/g)).toHaveLength(2);
   expect(out).toContain("name: 'sampling'");
   expect(out).toContain("'tessera.sampling.iterations_used': 2");

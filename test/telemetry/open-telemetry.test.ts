@@ -110,7 +110,8 @@ describe("OpenTelemetry on the local backend", () => {
     });
     expect(sampling!.instrumentationScope.name).toBe("tessera.application");
 
-    const chats = named("chat");
+    // GenAI semconv names a client span "{gen_ai.operation.name} {gen_ai.request.model}".
+    const chats = named("chat tiny");
     expect(chats).toHaveLength(2);
     for (const chat of chats) {
       expect(chat.instrumentationScope.name).toBe("tessera.backend");
@@ -119,6 +120,7 @@ describe("OpenTelemetry on the local backend", () => {
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": "llama.cpp",
         "gen_ai.request.model": "tiny",
+        "gen_ai.response.model": "tiny",
         "gen_ai.request.max_tokens": 3,
         "gen_ai.request.temperature": 0.5,
         "gen_ai.request.seed": 7,
@@ -162,7 +164,7 @@ describe("OpenTelemetry on the local backend", () => {
       modelOptions: { maxNewTokens: 50 },
     });
     for await (const _delta of thunk) break;
-    const [chat] = named("chat");
+    const [chat] = named("chat tiny");
     expect(chat?.attributes).toMatchObject({
       "gen_ai.response.finish_reasons": ["abort"],
       "tessera.cancelled": true,
@@ -196,7 +198,7 @@ describe("OpenTelemetry on the OpenAI backend", () => {
     const openai = new OpenAIBackend({ model: "remote-model", baseUrl });
     const { thunk } = await openai.generateFromContext(new CBlock("Hi"), new ChatContext());
     expect(await thunk.avalue()).toBe("Hello world");
-    const [chat] = named("chat");
+    const [chat] = named("chat remote-model");
     const port = Number(new URL(server.url).port);
     expect(chat?.attributes).toMatchObject({
       "gen_ai.operation.name": "chat",
@@ -223,11 +225,21 @@ describe("OpenTelemetry on the OpenAI backend", () => {
     expect(recorded.get("gen_ai.client.operation.time_to_first_chunk")?.[0]?.value.count).toBe(1);
   });
 
+  // generateFromRaw on this backend sends /chat/completions, so its spans say chat, not text_completion.
+  it("a raw generation is tagged with the operation it performs: chat", async () => {
+    const openai = new OpenAIBackend({ model: "remote-model", baseUrl: server.baseUrl("ok") });
+    const [thunk] = await openai.generateFromRaw([new CBlock("Hi")], new ChatContext());
+    await thunk!.avalue();
+    const [chat] = named("chat remote-model");
+    expect(chat?.attributes["gen_ai.operation.name"]).toBe("chat");
+    expect(named("text_completion remote-model")).toHaveLength(0);
+  });
+
   it("a refused request ends its span as an error with error.type, and records the duration with it", async () => {
     const openai = new OpenAIBackend({ model: "remote-model", baseUrl: server.baseUrl("bad-request") });
     const { thunk } = await openai.generateFromContext(new CBlock("Hi"), new ChatContext());
     await expect(thunk.avalue()).rejects.toThrow();
-    const [chat] = named("chat");
+    const [chat] = named("chat remote-model");
     expect(chat?.status.code).toBe(2); // SpanStatusCode.ERROR
     expect(chat?.attributes["error.type"]).toBe("OpenAIHttpError");
     const recorded = await collectMetrics();

@@ -263,6 +263,8 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
       thunk.modelOptions = item.modelOptions;
       thunk.generation.model = this.modelId;
       thunk.generation.provider = "llama.cpp";
+      // The loaded model is the one that answers (gen_ai.response.model on the span, as documented).
+      thunk.generation.responseModel = this.modelId;
       thunk.generation.streaming = true;
       const template = templateUseOf(this.formatter, item.action);
       thunk.generation.promptTemplate = template?.template ?? null;

@@ -13,6 +13,7 @@ import type { ThunkProducer } from "../../core/model-output-thunk.js";
 import { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import type { Span } from "../../core/span.js";
 import { GenAi } from "../../core/telemetry/gen-ai-conventions.js";
+import type { GenAiOperation } from "../../core/telemetry/generation-observation.js";
 import type { Formatter } from "../../formatting/formatter.js";
 import { TemplateFormatter } from "../../formatting/template-formatter.js";
 import { templateUseOf } from "../../formatting/template-use-of.js";
@@ -248,6 +249,11 @@ export class OpenAIBackend extends BaseBackend {
         exchange.close();
       }
     }
+  }
+
+  /** Raw generations are sent to /chat/completions too, so their spans say chat. */
+  protected override rawOperation(): GenAiOperation {
+    return "chat";
   }
 
   /** server.address and server.port, as the GenAI conventions ask of a remote model. */

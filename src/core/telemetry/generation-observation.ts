@@ -34,7 +34,8 @@ export class GenerationObservation {
   constructor(start: GenerationObservationStart) {
     this.#start = start;
     const options = start.modelOptions;
-    this.#span = trace.getTracer(backendScope).startSpan(start.operation, {
+    // GenAI semconv names a client span "{gen_ai.operation.name} {gen_ai.request.model}" ("chat tiny").
+    this.#span = trace.getTracer(backendScope).startSpan(`${start.operation} ${start.requestModel}`, {
       kind: SpanKind.CLIENT,
       attributes: withoutUndefined({
         [GenAi.operationName]: start.operation,
