@@ -1,6 +1,7 @@
 // Writes one benchmark's results as <name>.json (everything, for scripts), <name>.md and <name>.svg.
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { prepareFolder } from "../core/files/prepare-folder.js";
 
 export interface WrittenResults {
   json: string;
@@ -21,7 +22,8 @@ export async function writeResults(
   markdown: string,
   svg: string | null,
 ): Promise<WrittenResults> {
-  await mkdir(folder, { recursive: true });
+  // Not mkdir({ recursive: true }): under /proc it never returns (see prepareFolder).
+  await prepareFolder(folder);
   const paths = {
     json: join(folder, `${name}.json`),
     markdown: join(folder, `${name}.md`),

@@ -2,6 +2,7 @@
 // <name>.json, .md and .svg, and print either the JSON (--json, for scripts) or the table and the paths.
 import { resolve } from "node:path";
 import { writeResults } from "../bench/write-results.js";
+import { prepareOutputDirectory, reportCreatedFolders } from "./output-folder.js";
 
 /**
  * Where `tessera bench …` writes unless --out says otherwise: a folder no clone tracks, so a run from a
@@ -13,6 +14,11 @@ export const defaultBenchOut = "tessera-bench";
 /** The command line as typed, so a result file says how to reproduce it. */
 export function benchCommandLine(): string {
   return `tessera ${process.argv.slice(2).join(" ")}`;
+}
+
+/** Checks (and makes) the --out folder before any benchmark work, so a bad path fails at once. */
+export async function prepareBenchOutput(out: string): Promise<void> {
+  reportCreatedFolders(await prepareOutputDirectory(out, "--out"), "--out");
 }
 
 export interface BenchOutput {

@@ -9,7 +9,8 @@ const program = new Command()
   .name("tessera")
   .description("Generative programming on local GGUF models")
   .option("--verbose", "print stack traces and llama.cpp logs")
-  .showHelpAfterError()
+  // A usage error is one line, as every other error; the usage is one --help away. Subcommands inherit it.
+  .showHelpAfterError(false)
   // Commander's usage errors start with "error: "; ours with "tessera: ". One style: ours. Set before the
   // subcommands are added, which inherit it.
   .configureOutput({

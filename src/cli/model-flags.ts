@@ -3,6 +3,8 @@
 // before any work, with the backend's typed error).
 import type { Command } from "commander";
 import type { ModelOptions } from "../core/model-options.js";
+import { modelPresetNames } from "../gguf/model-presets.js";
+import { trainedPresetNames } from "../gguf/trained-presets.js";
 import { integerArgument, numberArgument } from "./number-arguments.js";
 
 export interface ModelFlags {
@@ -26,32 +28,39 @@ export interface ModelFlags {
 
 export function addModelFlags(command: Command, defaults: { maxTokens: number }): Command {
   // Errors are one line (the usage is one --help away), whatever the parent command says.
-  return command
-    .showHelpAfterError(false)
-    .showSuggestionAfterError(false)
-    .option(
-      "-m, --model <file|preset>",
-      "a GGUF file, or a preset: tiny, tiny-bpe, llama-3.2-1b[:q4_0], llama-3.1-8b (default: tiny)",
-    )
-    .option("--threads <n>", "CPU threads (default: physical cores)", integerArgument(1, 512))
-    .option("--context-size <n>", "tokens of context (prompt + answer)", integerArgument(16))
-    .option("-n, --max-tokens <n>", "most tokens to generate", integerArgument(1), defaults.maxTokens)
-    .option("-t, --temperature <t>", "sampling temperature; 0 = greedy", numberArgument(0))
-    .option("--top-k <k>", "keep the k most likely tokens (0 = off)", integerArgument(0))
-    .option("--top-p <p>", "nucleus sampling, in (0, 1]", numberArgument(0, 1, { exclusiveMinimum: true }))
-    .option("--min-p <p>", "drop tokens below p × the top probability", numberArgument(0, 1))
-    .option(
-      "--typical-p <p>",
-      "locally typical sampling, in (0, 1]",
-      numberArgument(0, 1, { exclusiveMinimum: true }),
-    )
-    .option("--repeat-penalty <x>", "penalty for repeated tokens (1 = off)", numberArgument(0))
-    .option("--frequency-penalty <x>", "OpenAI-style frequency penalty", numberArgument())
-    .option("--presence-penalty <x>", "OpenAI-style presence penalty", numberArgument())
-    .option("--seed <n>", "sampler seed (same seed, same output)", integerArgument(0, 2 ** 32 - 1))
-    .option("--stop <text...>", "stop when the output contains this text")
-    .option("--system <prompt>", "system prompt")
-    .option("--ignore-eos", "keep generating past the end-of-generation token");
+  return (
+    command
+      .showHelpAfterError(false)
+      .showSuggestionAfterError(false)
+      .option(
+        "-m, --model <file|preset>",
+        `a GGUF file, or a preset: ${modelPresetNames.join(", ")} (each [:type], e.g. llama-3.2-1b:q4_0), or a trained one: ${trainedPresetNames.join(", ")} (default: tiny)`,
+      )
+      .option("--threads <n>", "CPU threads (default: physical cores)", integerArgument(1, 512))
+      .option("--context-size <n>", "tokens of context (prompt + answer)", integerArgument(16))
+      .option("-n, --max-tokens <n>", "most tokens to generate", integerArgument(1), defaults.maxTokens)
+      .option("-t, --temperature <t>", "sampling temperature; 0 = greedy", numberArgument(0))
+      .option("--top-k <k>", "keep the k most likely tokens (0 = off)", integerArgument(0))
+      .option("--top-p <p>", "nucleus sampling, in (0, 1]", numberArgument(0, 1, { exclusiveMinimum: true }))
+      .option("--min-p <p>", "drop tokens below p × the top probability", numberArgument(0, 1))
+      .option(
+        "--typical-p <p>",
+        "locally typical sampling, in (0, 1]",
+        numberArgument(0, 1, { exclusiveMinimum: true }),
+      )
+      // The sampler's own range (llama.cpp divides by it), so a bad value is refused in the flag's words.
+      .option(
+        "--repeat-penalty <x>",
+        "penalty for repeated tokens (1 = off)",
+        numberArgument(0.000001, 1_000_000),
+      )
+      .option("--frequency-penalty <x>", "OpenAI-style frequency penalty", numberArgument())
+      .option("--presence-penalty <x>", "OpenAI-style presence penalty", numberArgument())
+      .option("--seed <n>", "sampler seed (same seed, same output)", integerArgument(0, 2 ** 32 - 1))
+      .option("--stop <text...>", "stop when the output contains this text")
+      .option("--system <prompt>", "system prompt")
+      .option("--ignore-eos", "keep generating past the end-of-generation token")
+  );
 }
 
 /** The ModelOptions the flags ask for (unset flags are left out, so backend defaults apply). */

@@ -4,7 +4,9 @@
 import { existsSync } from "node:fs";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
 import { type PresetGeneration, resolveModel } from "../gguf/default-model.js";
+import { readGgufFile } from "../gguf/gguf-reader.js";
 import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../gguf/model-presets.js";
+import { trainingRecordPrefix } from "../training/training-record.js";
 import { ModelWriteInterruptedError } from "./errors/model-write-interrupted-error.js";
 import { delayedProgressBar } from "./progress-bar.js";
 
@@ -14,14 +16,32 @@ const mebibyte = 1024 * 1024;
 let randomWeightsNoticeShown = false;
 
 /**
- * Says once, on stderr, that a random-weight preset writes noise, and how to run a real model: a new
- * user's first `tessera run` uses the tiny preset, and its multilingual gibberish looks like a bug.
- * A file given by path, or a preset marked as trained, gets no such line.
+ * True when the GGUF file is one tessera generated with random weights: the synthesizer records its
+ * seed (`tessera.synthetic.seed`), and training adds a `tessera.training.*` record. A file that cannot
+ * be read gets no notice; loading it reports what is wrong.
  */
-function noticeRandomWeights(model: string): void {
-  if (randomWeightsNoticeShown || existsSync(model)) return;
-  const name = model.split(":")[0] ?? "";
-  if (!isModelPresetName(name) || !presetHasRandomWeights(modelPresets[name])) return;
+async function fileHasRandomWeights(path: string): Promise<boolean> {
+  const info = await readGgufFile(path).catch(() => undefined);
+  if (info === undefined || !info.metadataByKey.has("tessera.synthetic.seed")) return false;
+  return !info.metadata.some((entry) => entry.key.startsWith(trainingRecordPrefix));
+}
+
+/**
+ * Says once, on stderr, that a random-weight model writes noise, and how to run a real model: a new
+ * user's first `tessera run` uses the tiny preset, and its multilingual gibberish looks like a bug.
+ * A preset marked as trained, or a file that is not a random-weight model tessera generated, gets no
+ * such line.
+ */
+async function noticeRandomWeights(model: string): Promise<void> {
+  if (randomWeightsNoticeShown) return;
+  let name: string;
+  if (existsSync(model)) {
+    if (!(await fileHasRandomWeights(model))) return;
+    name = model;
+  } else {
+    name = model.split(":")[0] ?? "";
+    if (!isModelPresetName(name) || !presetHasRandomWeights(modelPresets[name])) return;
+  }
   randomWeightsNoticeShown = true;
   process.stderr.write(
     `tessera: note: ${name} has random weights (a test and benchmark model), so its output is noise; ` +
@@ -65,7 +85,7 @@ export async function resolveModelPath(
           size: (totalBytes / mebibyte).toFixed(0),
         }),
     });
-    if (options.randomWeightsNotice ?? true) noticeRandomWeights(model ?? "tiny");
+    if (options.randomWeightsNotice ?? true) await noticeRandomWeights(model ?? "tiny");
     return path;
   } catch (error) {
     if (interrupt.signal.aborted && generation !== undefined) {

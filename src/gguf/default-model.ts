@@ -4,7 +4,7 @@
 // file; within one process they also share one generation. The temporary name carries the writer's
 // pid, so a file left by a process that is gone (killed mid-write) can be told from one being written.
 import { existsSync, statSync } from "node:fs";
-import { mkdir, readdir, rename, rm } from "node:fs/promises";
+import { readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GgufUnknownPresetError } from "./errors/gguf-unknown-preset-error.js";
@@ -18,8 +18,14 @@ import {
   modelPresetNames,
   modelPresets,
 } from "./model-presets.js";
+import { prepareModelsFolder } from "./prepare-models-folder.js";
 import { type WritableTensorType, writableTensorTypeNamed, writableTensorTypes } from "./tensor-encoding.js";
-import { isTrainedPresetName, trainedPresetExists, trainedPresetPath } from "./trained-presets.js";
+import {
+  isTrainedPresetName,
+  trainedPresetExists,
+  trainedPresetNames,
+  trainedPresetPath,
+} from "./trained-presets.js";
 import { loadVocabulary } from "./vocabulary.js";
 
 export const defaultModelSeed = 1;
@@ -149,13 +155,13 @@ async function ensurePreset(
   const dir = options.dir ?? modelsDirectory();
   const type = options.type ?? modelPresets[preset].defaultType;
   const path = join(dir, presetFileName(preset, type, options.seed ?? defaultModelSeed));
+  await prepareModelsFolder(dir, options.dir === undefined ? "TESSERA_MODELS_DIR" : "the dir option");
   await removeStaleTemporaryModels(dir);
   if (existsSync(path)) return path;
   let generation = pending.get(path);
   if (generation === undefined) {
     generation = (async () => {
       options.onGenerate?.({ preset, type, path });
-      await mkdir(dir, { recursive: true });
       await generatePresetModel(preset, path, { ...options, dir, type });
       return path;
     })().finally(() => pending.delete(path));
@@ -186,6 +192,7 @@ export async function resolveModel(fileOrPreset: string, options: ResolveModelOp
       requested: fileOrPreset,
       problem,
       presets: modelPresetNames,
+      trained: trainedPresetNames,
       types: writableTensorTypes.map((type) => type.toLowerCase()),
     });
   };

@@ -13,6 +13,7 @@ export { GgufInvalidMetadataError } from "./errors/gguf-invalid-metadata-error.j
 export { GgufInvalidTensorInfoError } from "./errors/gguf-invalid-tensor-info-error.js";
 export { GgufLengthExceedsFileError } from "./errors/gguf-length-exceeds-file-error.js";
 export { GgufModelMismatchError } from "./errors/gguf-model-mismatch-error.js";
+export { GgufModelsFolderError } from "./errors/gguf-models-folder-error.js";
 export { GgufTruncatedError } from "./errors/gguf-truncated-error.js";
 export { GgufUnknownPresetError } from "./errors/gguf-unknown-preset-error.js";
 export { GgufVocabUnavailableError } from "./errors/gguf-vocab-unavailable-error.js";

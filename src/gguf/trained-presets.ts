@@ -34,6 +34,8 @@ export const trainedPresets = {
 
 export type TrainedPresetName = keyof typeof trainedPresets;
 
+export const trainedPresetNames = Object.keys(trainedPresets) as TrainedPresetName[];
+
 export function isTrainedPresetName(name: string): name is TrainedPresetName {
   return Object.hasOwn(trainedPresets, name);
 }

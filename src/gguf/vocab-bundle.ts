@@ -4,10 +4,11 @@
 // never see a half-written file.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, open, rename, rm } from "node:fs/promises";
+import { mkdtemp, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GgufVocabUnavailableError } from "./errors/gguf-vocab-unavailable-error.js";
+import { prepareModelsFolder } from "./prepare-models-folder.js";
 
 export const vocabularyNames = ["llama-spm", "llama-bpe"] as const;
 export type VocabularyName = (typeof vocabularyNames)[number];
@@ -59,7 +60,7 @@ export async function ensureVocabularyFile(name: VocabularyName, cacheDirectory:
   if (bundle === undefined) {
     throw new GgufVocabUnavailableError({ vocab: name, problem: `${bundleRelativePath} was not found` });
   }
-  await mkdir(cacheDirectory, { recursive: true });
+  await prepareModelsFolder(cacheDirectory, "TESSERA_MODELS_DIR");
   const work = await mkdtemp(join(cacheDirectory, ".tmp-bundle-"));
   try {
     const gitDirectory = join(work, "repository.git");

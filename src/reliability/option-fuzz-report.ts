@@ -15,10 +15,10 @@ export function formatOptionFuzz(figures: OptionFuzzFigures): string[] {
     `option fuzz: ${figures.cases} cases (seed ${figures.runSeed}) in ${(figures.durationMs / 1000).toFixed(1)} s: ` +
       `${figures.ok} ok, ${figures.typedErrors} typed errors, ${figures.untypedErrors} untyped, ` +
       `${figures.crashes} crashes, ${figures.hangs} hangs; errors ${JSON.stringify(figures.errorNames)}`,
-    `  children started ${figures.childrenStarted}; peak child RSS ${(figures.peakChildRssBytes / 1048576).toFixed(0)} MB` +
+    `  children started ${figures.childrenStarted}; peak child RSS ${(figures.peakChildRssBytes / 1048576).toFixed(0)} MiB` +
       (figures.largestRiseCase === null
         ? ""
-        : ` (largest rise ${(figures.largestRiseCase.bytes / 1048576).toFixed(0)} MB in case ${figures.largestRiseCase.index})`),
+        : ` (largest rise ${(figures.largestRiseCase.bytes / 1048576).toFixed(0)} MiB in case ${figures.largestRiseCase.index})`),
   ];
   for (const finding of figures.findings.slice(0, 20)) {
     lines.push(

@@ -117,7 +117,11 @@ describe("the inspector page in Chromium", () => {
     const token = report.tokens[2]! as unknown as {
       text: string;
       token: number;
-      processed: { logprob: number; rank: number | null; top: { token: number | null; logprob: number | null }[] };
+      processed: {
+        logprob: number;
+        rank: number | null;
+        top: { token: number | null; logprob: number | null }[];
+      };
     };
     expect(token.text).toBe(" sat");
     token.processed.top = token.processed.top.filter((alternative) => alternative.token !== token.token);

@@ -1,5 +1,6 @@
 // A random-weight preset writes noise; run, chat, inspect and serve say so once, in one stderr line,
-// with the way to a real model. A model given by path, or a preset marked as trained, gets no line.
+// with the way to a real model, also for a generated random-weight file given by path. A trained model
+// (a preset marked so, or a file with a training record) gets no line.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,8 +61,15 @@ describe("the random-weights notice", () => {
     expect(linesOf(stderr)).toEqual([notice]);
   });
 
-  it("is not printed for a model given by path", async () => {
-    const result = await runCli(["run", ...common, "--model", resolve("models/tiny-f32.gguf"), "Hello"]);
+  it("is printed for a random-weight model given by path (its metadata records the synthetic seed)", async () => {
+    const path = resolve("models/tiny-f32.gguf");
+    const result = await runCli(["run", ...common, "--model", path, "Hello"]);
+    expect(result.code).toBe(0);
+    expect(linesOf(result.stderr)).toEqual([notice.replace("note: tiny has", `note: ${path} has`)]);
+  });
+
+  it("is not printed for a trained model given by path (its metadata carries a training record)", async () => {
+    const result = await runCli(["run", ...common, "--model", resolve("models/tiny-text.gguf"), "Hello"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
   });

@@ -9,7 +9,12 @@ import { runStrategiesBenchmark } from "../../bench/strategies-benchmark.js";
 import { strategiesChart, strategiesMarkdown } from "../../bench/strategies-report.js";
 import { checkStrategyTasks, defaultStrategyTasks, type StrategyTask } from "../../bench/strategy-tasks.js";
 import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../../gguf/model-presets.js";
-import { benchCommandLine, defaultBenchOut, publishBenchResult } from "../bench-output.js";
+import {
+  benchCommandLine,
+  defaultBenchOut,
+  prepareBenchOutput,
+  publishBenchResult,
+} from "../bench-output.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -33,6 +38,7 @@ async function loadTasks(file: string | undefined): Promise<StrategyTask[]> {
 }
 
 async function strategies(flags: StrategiesFlags): Promise<void> {
+  await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
   const tasks = (await loadTasks(flags.tasks)).slice(0, quick ? 2 : undefined);
   const n = flags.samples ?? (quick ? 2 : 8);

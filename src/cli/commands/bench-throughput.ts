@@ -3,7 +3,12 @@
 import type { Command } from "commander";
 import { runThroughputBenchmark, type ThroughputLogits } from "../../bench/throughput-benchmark.js";
 import { throughputChart, throughputMarkdown } from "../../bench/throughput-report.js";
-import { benchCommandLine, defaultBenchOut, publishBenchResult } from "../bench-output.js";
+import {
+  benchCommandLine,
+  defaultBenchOut,
+  prepareBenchOutput,
+  publishBenchResult,
+} from "../bench-output.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -20,6 +25,7 @@ interface ThroughputFlags {
 }
 
 async function throughput(flags: ThroughputFlags): Promise<void> {
+  await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
   const model = flags.model ?? (quick ? "tiny" : "llama-3.2-1b:q4_0");
   // Speed on random weights is the point here: no "output is noise" notice.

@@ -9,7 +9,12 @@ import { remoteSpecs } from "../../bench/remote-targets.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
 import { ttfbChart, ttfbMarkdown, ttfbStagesChart, ttfbStagesMarkdown } from "../../bench/ttfb-report.js";
 import { type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
-import { benchCommandLine, defaultBenchOut, publishBenchResult } from "../bench-output.js";
+import {
+  benchCommandLine,
+  defaultBenchOut,
+  prepareBenchOutput,
+  publishBenchResult,
+} from "../bench-output.js";
 import { integerArgument, listOfIntegers } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -43,6 +48,7 @@ function parseRows(values: ReadonlyArray<string>): LocalRow[] {
 }
 
 async function ttfb(flags: TtfbFlags): Promise<void> {
+  await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
   const promptTokens = flags.promptTokens ?? (quick ? [16, 64] : [16, 256, 1024]);
   const runs = flags.runs ?? (quick ? 2 : 10);

@@ -1,8 +1,7 @@
 // `tessera inspect`: generate once with raw and processed logits captured, and write the self-contained
 // inspector page (tokens coloured by probability, raw/processed switch, alternatives on click).
-import { constants } from "node:fs";
-import { access, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { Message } from "../../messages/components/message.js";
 import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
@@ -13,6 +12,7 @@ import { describeSamplerChain } from "../inspector/sampler-chain.js";
 import { addModelFlags, describeSampler, type ModelFlags, modelOptionsFromFlags } from "../model-flags.js";
 import { integerArgument } from "../number-arguments.js";
 import { openBackend } from "../open-model.js";
+import { prepareOutputFolder, reportCreatedFolders } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
 import { readPrompt } from "../read-prompt.js";
 
@@ -26,10 +26,8 @@ interface InspectFlags extends ModelFlags {
 async function inspect(promptWords: string[], flags: InspectFlags): Promise<void> {
   const prompt = await readPrompt(promptWords);
   const path = resolve(flags.out);
-  // A missing folder fails before the model is loaded and anything is generated.
-  await access(dirname(path), constants.W_OK).catch((error: unknown) => {
-    throw new OutputWriteError(path, error);
-  });
+  // A bad path (a folder, a file in the way, no permission) fails before anything is generated.
+  reportCreatedFolders(await prepareOutputFolder(path, "--out"), "--out");
   const backend = await openBackend({ ...flags, quiet: flags.json === true });
   try {
     // Full vectors give exact entropy and ranks; top-k keeps the page small (the default).

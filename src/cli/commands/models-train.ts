@@ -11,7 +11,7 @@ import type { TrainingCorpus } from "../../training/training-corpus.js";
 import { describeTrainingRecord } from "../../training/training-record.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { integerArgument, numberArgument } from "../number-arguments.js";
-import { prepareOutputFolder } from "../output-folder.js";
+import { prepareOutputFolder, reportCreatedFolders } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
 import { registerModelsEvaluateCommand } from "./models-evaluate.js";
 
@@ -84,7 +84,7 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
   const output = resolve(
     options.out ?? join(modelsDirectory(), `trained-${start.replace(/[^a-zA-Z0-9_-]+/g, "-")}.gguf`),
   );
-  await prepareOutputFolder(output, "--out");
+  reportCreatedFolders(await prepareOutputFolder(output, "--out"), "--out");
   if (options.resume !== undefined) {
     process.stderr.write(
       "Resuming from the checkpoint's weights. llama.cpp cannot save the optimizer's state, so AdamW starts fresh (its moments at zero, the warm-up and schedule run again).\n",

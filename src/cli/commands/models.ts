@@ -24,7 +24,7 @@ import { InputFileError } from "../errors/input-file-error.js";
 import { ModelWriteInterruptedError } from "../errors/model-write-interrupted-error.js";
 import { OutputWriteError } from "../errors/output-write-error.js";
 import { integerArgument } from "../number-arguments.js";
-import { prepareOutputFolder } from "../output-folder.js";
+import { prepareOutputFolder, reportCreatedFolders } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
 import { registerModelsTrainCommand } from "./models-train.js";
 
@@ -51,7 +51,7 @@ async function make(preset: string, options: MakeOptions): Promise<void> {
   }
   const type = options.type ?? modelPresets[preset].defaultType;
   const path = resolve(options.out ?? join(modelsDirectory(), presetFileName(preset, type, options.seed)));
-  await prepareOutputFolder(path, "--out");
+  reportCreatedFolders(await prepareOutputFolder(path, "--out"), "--out");
   // Shown from the first update (delay 0): writing the model is all this command does.
   const bar = delayedProgressBar(
     " {bar} {percentage}% | {written}/{size} MiB | {speed} MiB/s | ETA {eta_formatted}",

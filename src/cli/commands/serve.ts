@@ -1,9 +1,11 @@
 // `tessera serve`: the OpenAI-compatible server in front of the local llama.cpp backend. Concurrent
 // requests decode as parallel sequences of one context (--parallel); more wait (--queue) or get 503.
+import { lookup } from "node:dns/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import { startTesseraServer } from "../../server/create-server.js";
+import { UnknownHostError } from "../errors/unknown-host-error.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 
@@ -21,6 +23,10 @@ interface ServeFlags {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
+  // A host that does not resolve fails before the model is loaded, in the words of --host.
+  await lookup(flags.host).catch((error: unknown) => {
+    throw new UnknownHostError(flags.host, error);
+  });
   const path = await resolveModelPath(flags.model);
   // A preset is served under the name it was asked by ("tiny", "llama-3.2-1b:q4_0"), a file under its
   // base name (the backend's default).

@@ -13,10 +13,14 @@ export class GgufUnknownPresetError extends GgufError {
     problem: string;
     presets: readonly string[];
     types: readonly string[];
+    /** Trained presets (committed files, no :type); left out of the message when empty. */
+    trained?: readonly string[];
   }) {
+    const trained = options.trained ?? [];
     super(
       `Cannot resolve model "${options.requested}": ${options.problem}. Pass a path to an existing GGUF file ` +
         `or a preset (${options.presets.join(", ")}) optionally followed by :type (${options.types.join(", ")}), ` +
+        (trained.length > 0 ? `or a trained preset (${trained.join(", ")}), ` : "") +
         `for example "tiny" or "llama-3.2-1b:q4_0".`,
     );
     this.name = "GgufUnknownPresetError";

@@ -54,7 +54,10 @@ export interface StartSessionOptions {
   allowContextTypeChange?: boolean;
 }
 
-/** Start a session: `await using session = await startSession({ backend })`. */
+/**
+ * Start a session. Close it when done (Node 20 has no `await using`):
+ * `const session = await startSession({ backend }); try { … } finally { await session[Symbol.asyncDispose](); }`.
+ */
 export async function startSession(options: StartSessionOptions): Promise<Session> {
   let backend: Backend;
   let ownsBackend = false;
