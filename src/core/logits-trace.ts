@@ -12,6 +12,8 @@ export interface LogitsStep {
   /** Chosen token id; null when the provider reports text only. */
   token: number | null;
   text: string;
+  /** The token's own bytes, when the provider knows them (a token may hold part of a character). */
+  bytes?: Uint8Array;
   /** Log-probability of the chosen token under this distribution. */
   logprob: number | null;
   /** log(sum(exp(logits))), so any logit converts exactly to a logprob (logit - logSumExp). */

@@ -39,7 +39,7 @@ export function logprobsContent(
   return trace.steps.slice(fromStep, toStep).map((step) => ({
     token: step.text,
     logprob: stepLogprob(step),
-    bytes: bytesOf(step.text),
+    bytes: step.bytes === undefined ? bytesOf(step.text) : Array.from(step.bytes),
     top_logprobs: step.top.slice(0, topLogprobs).map((alternative) => ({
       token: alternative.text,
       logprob: alternative.logprob,

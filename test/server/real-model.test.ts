@@ -132,7 +132,10 @@ describe("the official client against tessera serve on the tiny model", () => {
     };
     const completion = await client.chat.completions.create(request);
     const choice = completion.choices[0]!;
-    expect(choice.finish_reason).toBe("tool_calls");
+    // The grammar allows more calls after the first: the model stops by itself ("tool_calls") or
+    // max_tokens cuts a later call ("length", as OpenAI reports a cut output), after a complete first one.
+    expect(["tool_calls", "length"]).toContain(choice.finish_reason);
+    if (choice.finish_reason === "length") expect(completion.usage?.completion_tokens).toBe(60);
     // The local backend's <tool_call> markup never reaches OpenAI clients as content.
     expect(choice.message.content).toBeNull();
     const call = choice.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;

@@ -107,8 +107,8 @@ async function produce<T>(
         progress.completionTokens++;
         progress.firstTokenAt ??= performance.now();
         seenText += event.text.length;
-        processed?.add(event.token, event.text, event.logits);
-        raw?.add(event.token, event.text, event.rawLogits);
+        processed?.add(event.token, event.text, event.logits, event.bytes);
+        raw?.add(event.token, event.text, event.rawLogits, event.bytes);
         // One delta per token (not per native pull, which may hold many): readers stream token by token
         // and measure inter-token latency; a push into a queue with room costs a microtask.
         const text = matcher.push(event.text);

@@ -23,7 +23,7 @@ export class LogitsTraceBuilder {
     this.#pieceText = pieceText;
   }
 
-  add(token: number, text: string, captured: TokenLogits | undefined): void {
+  add(token: number, text: string, captured: TokenLogits | undefined, bytes?: Uint8Array): void {
     if (captured === undefined) return;
     const full = captured.full;
     // The addon computes every log-sum-exp (vectorized); a non-finite one would only make NaN logprobs.
@@ -54,6 +54,8 @@ export class LogitsTraceBuilder {
       top,
     };
     if (full !== undefined) step.full = full;
+    // A copy: the event's bytes are a view of the batch's buffer.
+    if (bytes !== undefined) step.bytes = bytes.slice();
     this.trace.steps.push(step);
   }
 }

@@ -184,7 +184,11 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
       const end = batch.pieceEnds[index]!;
       const bytes = batch.pieceBytes.subarray(start, end);
       start = end;
-      const text = this.#decoder.decode(bytes, streaming);
+      // The generation's last token also takes what the decoder still holds (the replacement characters
+      // for a character the output ended inside): every character of the output then belongs to a token
+      // and arrives in that token's delta.
+      const last = batch.done && index === batch.count - 1;
+      const text = last ? this.#decoder.decode(bytes) : this.#decoder.decode(bytes, streaming);
       batchText += text;
       const event: Mutable<TokenEvent> = {
         token: batch.tokens[index]!,
