@@ -28,8 +28,15 @@ async function drain(
   let read = 0;
   let stopped = stop.kind === "none" || stop.moment === "prefill";
   while (true) {
-    const batch = await tools.watchdog.due(event, generation.pull(plan.pullSize), undefined, () =>
-      generation.abort(),
+    const batch = await tools.watchdog.due(
+      event,
+      generation.pull(plan.pullSize),
+      undefined,
+      () => generation.abort(),
+      () => {
+        const stats = generation.getStats();
+        return stats.sequence < 0 && !stats.finished;
+      },
     );
     read += batch.count;
     if (batch.done) return;

@@ -29,7 +29,13 @@ async function readStream(
   let read = 0;
   let stopped = stop.kind === "none" || stop.moment === "prefill";
   while (true) {
-    const next = await tools.watchdog.due(event, iterator.next(), undefined, () => stream.cancel());
+    const next = await tools.watchdog.due(
+      event,
+      iterator.next(),
+      undefined,
+      () => stream.cancel(),
+      () => stream.queued,
+    );
     if (next.done === true) break;
     read += "events" in next.value ? next.value.events.length : 1;
     if (!stopped && read >= stop.afterTokens) {

@@ -6,6 +6,8 @@ import { writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 export const dueEventLimitMs = 5000;
+/** How long a generation may wait for a free sequence before its first token counts as overdue. */
+export const queuedLimitMs = 120_000;
 const abortProbeMs = 1000;
 
 export class ScheduleHangError extends Error {
@@ -44,11 +46,19 @@ export class ScheduleWatchdog {
     promise: Promise<T>,
     limitMs = dueEventLimitMs,
     abort?: () => void,
+    queued?: () => boolean,
   ): Promise<T> {
     this.dueEvents++;
     let timer: NodeJS.Timeout | undefined;
+    const started = Date.now();
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(async () => {
+      const onTimer = async () => {
+        // A token is due only once its generation holds a sequence: while it waits behind others (more
+        // streams than the context has sequences), the clock starts again, up to queuedLimitMs in all.
+        if (queued?.() === true && Date.now() - started < queuedLimitMs) {
+          timer = setTimeout(onTimer, limitMs);
+          return;
+        }
         let what = `${event} within ${limitMs} ms`;
         if (abort !== undefined) {
           abort();
@@ -65,7 +75,8 @@ export class ScheduleWatchdog {
         }
         this.#onHang(what);
         reject(new ScheduleHangError(what));
-      }, limitMs);
+      };
+      timer = setTimeout(onTimer, limitMs);
     });
     try {
       return await Promise.race([promise, deadline]);

@@ -100,6 +100,13 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     if (generation === undefined) this.#end(undefined, this.#abortError());
   }
 
+  /** True while the native generation waits for a free sequence of its context (queued behind others). */
+  get queued(): boolean {
+    if (this.#generation === undefined || this.#ended) return false;
+    const stats = this.#generation.getStats();
+    return stats.sequence < 0 && !stats.finished;
+  }
+
   /** Text generated so far. */
   get text(): string {
     return this.#text;
