@@ -35,8 +35,12 @@ describe("context.dispose() while a step's notification is on its way", () => {
       queueCapacity: 4,
     });
     const pull = generation.pull(4);
-    // The first step (prefill and the first sample) takes a few ms; the thread then waits 150 ms.
-    await sleep(40);
+    // Wait (by the engine's own counter, not a fixed time: sanitizer builds are slow) until the first
+    // step decoded the prompt and sampled; the thread then waits 150 ms before its notifications.
+    const promptLength = model.tokenize("Once upon a time", true, false).length;
+    for (let poll = 0; poll < 2000 && context.getCounters().promptTokensDecoded < promptLength; poll++) {
+      await sleep(1);
+    }
     context.dispose();
     hooks.set("afterStep", 0);
     const batch = await Promise.race([pull, sleep(5_000, "hang" as const)]);
