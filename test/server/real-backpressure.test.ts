@@ -46,6 +46,7 @@ it("pauses native decoding while the HTTP client does not read", async () => {
     // the end-of-sequence token is banned so the model keeps going.
     request.end(
       JSON.stringify({
+        model: backend.modelId,
         messages: [{ role: "user", content: "Tell me a long story" }],
         max_tokens: maxTokens,
         stream: true,
