@@ -77,7 +77,15 @@ async function pullFromDroppedHandle(
     .pull(plan.pullSize);
   const collect = (globalThis as { gc?: () => void }).gc;
   collect?.();
-  await tools.watchdog.due(`first pull of a dropped handle (queue ${plan.queueCapacity})`, pull);
+  // The handle is gone, so whether this generation still waits for a sequence is read from the
+  // context's own counter (any generation waiting keeps the clock from starting).
+  await tools.watchdog.due(
+    `first pull of a dropped handle (queue ${plan.queueCapacity})`,
+    pull,
+    undefined,
+    undefined,
+    () => context.getCounters().waiting > 0,
+  );
   // Settled, the pull no longer holds the handle: collected now, it aborts its generation and gives its
   // sequence back (an abandoned raw generation holds its sequence until then, like any leaked resource).
   collect?.();
