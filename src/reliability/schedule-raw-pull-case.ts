@@ -84,7 +84,13 @@ async function pullFromDroppedHandle(
     pull,
     undefined,
     undefined,
-    () => context.getCounters().waiting > 0,
+    () => {
+      try {
+        return context.getCounters().waiting > 0;
+      } catch {
+        return false; // disposed: nothing waits any more
+      }
+    },
   );
   // Settled, the pull no longer holds the handle: collected now, it aborts its generation and gives its
   // sequence back (an abandoned raw generation holds its sequence until then, like any leaked resource).
