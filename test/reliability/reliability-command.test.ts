@@ -21,6 +21,10 @@ describe("tessera reliability", () => {
         "1",
         "--clients",
         "10",
+        "--schedules",
+        "12",
+        "--options",
+        "3",
         "--json",
       ],
       { timeout: 240_000 },
@@ -32,6 +36,24 @@ describe("tessera reliability", () => {
     expect(figures.stall?.tokensDecodedWhileStalled).toBe(0);
     expect(figures.storm?.clients).toBe(10);
     expect(figures.storm?.untypedFailures).toBe(0);
+    expect(figures.schedules?.cases).toBe(12);
+    expect(figures.schedules?.hangs).toBe(0);
+    expect(figures.options?.cases).toBe(3);
+    expect(figures.options?.crashes).toBe(0);
+  });
+
+  it("replays one schedule case alone: the other stages' default budgets do not run", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ["dist/cli/main.js", "reliability", "--schedule-case", "5", "--json"],
+      { timeout: 120_000 },
+    );
+    const figures = JSON.parse(stdout) as ReliabilityFigures;
+    expect(figures.schedules?.cases).toBe(1);
+    expect(figures.schedules?.firstCase).toBe(5);
+    expect(figures.fuzz).toBeNull();
+    expect(figures.cancellation).toBeNull();
+    expect(figures.options ?? null).toBeNull();
   });
 
   it("refuses a count that is not a non-negative integer", async () => {

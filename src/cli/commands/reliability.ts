@@ -41,31 +41,41 @@ export function registerReliabilityCommand(program: Command): void {
     .option("--cancellations <n>", "generations to cancel at random moments", count, 1000)
     .option("--stall-seconds <s>", "seconds a stream is left unread", count, 60)
     .option("--clients <n>", "concurrent clients against tessera serve", count, 100)
-    .option("--schedules <n>", "schedule-fuzz cases (random consumers, stops, disposals, workers)", count, 0)
+    .option(
+      "--schedules <n>",
+      "schedule-fuzz cases (random consumers, stops, disposals, workers)",
+      count,
+      10_000,
+    )
     .option("--schedule-from <i>", "first schedule-fuzz case (a long run in parts)", count, 0)
     .option("--schedule-case <i>", "run schedule-fuzz case i alone (replays a failure)", count)
     .option(
       "--options <n>",
       "option-fuzz cases (random createContext/generate/loadLlamaModel options)",
       count,
-      0,
+      2000,
     )
     .option("--option-case <i>", "run option-fuzz case i alone (replays a crash)", count)
     .option("--seed <n>", "run seed (same seed, same cases)", count, 1)
     .option("--keep-failures <dir>", "copy files that crashed or hung into this folder")
     .option("--json", "print the figures as JSON")
-    .action(async (options: ReliabilityOptions) => {
+    .action(async (options: ReliabilityOptions, command: Command) => {
+      // Replaying one case (--schedule-case, --option-case) runs only that case, unless another stage's
+      // budget was given on the command line: the defaults would otherwise add the whole full run.
+      const replaying = options.scheduleCase !== undefined || options.optionCase !== undefined;
+      const budget = (name: keyof ReliabilityOptions & string, value: number) =>
+        replaying && command.getOptionValueSource(name) === "default" ? 0 : value;
       // One bar per stage, from its first update (delay 0); a stage's name line replaces the last bar.
       const bar = delayedProgressBar(" {bar} {value}/{total} {stage}", { delayMs: 0 });
       let stage = "";
       const figures = await runReliability({
-        fuzzCases: options.fuzz,
-        cancellations: options.cancellations,
-        stallSeconds: options.stallSeconds,
-        stormClients: options.clients,
-        schedules: options.scheduleCase !== undefined ? 1 : options.schedules,
+        fuzzCases: budget("fuzz", options.fuzz),
+        cancellations: budget("cancellations", options.cancellations),
+        stallSeconds: budget("stallSeconds", options.stallSeconds),
+        stormClients: budget("clients", options.clients),
+        schedules: options.scheduleCase !== undefined ? 1 : budget("schedules", options.schedules),
         firstSchedule: options.scheduleCase ?? options.scheduleFrom,
-        optionCases: options.optionCase !== undefined ? 1 : options.options,
+        optionCases: options.optionCase !== undefined ? 1 : budget("options", options.options),
         ...(options.optionCase !== undefined && { firstOptionCase: options.optionCase }),
         runSeed: options.seed,
         ...(options.keepFailures !== undefined && { keepFailuresIn: options.keepFailures }),
