@@ -152,7 +152,7 @@ if (existsSync(cli) && existsSync(join(projectRoot, "dist", "reliability", "sche
       cli,
       "reliability",
       ...["--fuzz", "0", "--cancellations", "0", "--stall-seconds", "0", "--clients", "0"],
-      ...["--schedules", "250", "--seed", "1"],
+      ...["--options", "0", "--schedules", "250", "--seed", "1"],
     ]),
   );
 } else {
