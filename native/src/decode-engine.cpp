@@ -141,7 +141,7 @@ std::vector<std::shared_ptr<GenerationState>> DecodeEngine::dispose() {
 DecodeEngine::Counters DecodeEngine::counters() {
   std::lock_guard<std::mutex> lock(mutex);
   return {static_cast<int32_t>(active_.size()), static_cast<int32_t>(waiting_.size()), peakLive_,
-          promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_};
+          promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_.load(std::memory_order_relaxed)};
 }
 
 void DecodeEngine::resetPeak() {
@@ -425,16 +425,13 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     for (int32_t id = 0; id < vocabSize_; id++) candidates[static_cast<size_t>(id)] = llama_token_data{id, row[id], 0.0f};
     llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
     generation.samplers.applyProcessing(array);
+    processedLogSumExp = direct ? rawLogSumExp : logSumExpCandidates(array);
     // -inf marks a token the chain removed; NaN or +inf means a sampler (temperature, penalties, bias)
     // broke the row, and sampling from it would give garbage tokens with NaN log-probabilities.
-    for (size_t index = 0; index < array.size; index++) {
-      const float logit = array.data[index].logit;
-      if (std::isnan(logit) || logit == std::numeric_limits<float>::infinity()) {
-        failProcessedRow(generationPointer, "the sampler chain", toNotify);
-        return;
-      }
+    if (std::isnan(processedLogSumExp)) {
+      failProcessedRow(generationPointer, "the sampler chain", toNotify);
+      return;
     }
-    processedLogSumExp = direct ? rawLogSumExp : logSumExpCandidates(array);
     if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
       failGeneration(generationPointer, "ERR_NO_CANDIDATES",
                    "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at "
@@ -542,10 +539,7 @@ int32_t DecodeEngine::decodeGuarded(llama_batch& batch, const std::vector<Planne
     status = decodeThrew;
   }
   batchMembers_.clear();
-  if (status == 0) {
-    std::lock_guard<std::mutex> lock(mutex);
-    decodeCalls_++;
-  }
+  if (status == 0) decodeCalls_.fetch_add(1, std::memory_order_relaxed);
   if (status != 0 && status != decodeThrew) {
     failure = status == 1 ? "llama_decode found no free KV cell for this sequence (the context is full); use a larger "
                             "contextSize, or a split KV cache (unifiedKvCache: false) so sequences cannot crowd each other out"

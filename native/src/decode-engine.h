@@ -119,7 +119,7 @@ class DecodeEngine {
   int32_t peakLive_ = 0;                                    // [mutex]
   uint64_t promptTokensDecoded_ = 0;                        // [mutex]
   uint64_t generatedTokensDecoded_ = 0;                     // [mutex]
-  uint64_t decodeCalls_ = 0;                                // [mutex]
+  std::atomic<uint64_t> decodeCalls_{0};                    // a lock per decode step would be a cost for a count
   std::vector<GenerationState*> batchMembers_;              // [decode thread] read by abortCallback
   size_t roundRobin_ = 0;
   std::thread thread_;

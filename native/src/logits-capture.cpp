@@ -109,7 +109,13 @@ float logSumExpDense(const float* row, int32_t size) {
 
 float logSumExpCandidates(const llama_token_data_array& candidates) {
   float maximum = negativeInfinity;
-  for (size_t i = 0; i < candidates.size; i++) maximum = std::max(maximum, candidates.data[i].logit);
+  bool broken = false;  // NaN or +inf: checked in the pass that finds the maximum, not in one of its own
+  for (size_t i = 0; i < candidates.size; i++) {
+    const float logit = candidates.data[i].logit;
+    broken |= std::isnan(logit) || logit == std::numeric_limits<float>::infinity();
+    maximum = std::max(maximum, logit);
+  }
+  if (broken) return std::numeric_limits<float>::quiet_NaN();
   if (maximum == negativeInfinity) return negativeInfinity;
   Float4 sums = {0, 0, 0, 0};
   size_t index = 0;

@@ -23,6 +23,7 @@ struct TopKCapture {
 
 // log(sum(exp(x))) over a dense row, in double for exactness; -inf entries contribute nothing.
 float logSumExpDense(const float* row, int32_t size);
+// NaN when a candidate is NaN or +inf (a broken row); -inf when every candidate was removed.
 float logSumExpCandidates(const llama_token_data_array& candidates);
 
 // The k largest entries of a dense row (ids = indices), best first, with a bounded heap: O(n log k).
