@@ -54,8 +54,8 @@ export class LogitsTraceBuilder {
       top,
     };
     if (full !== undefined) step.full = full;
-    // A copy: the event's bytes are a view of the batch's buffer.
-    if (bytes !== undefined) step.bytes = bytes.slice();
+    // A view, not a copy: the addon allocates each batch's piece buffer anew and never reuses it.
+    if (bytes !== undefined) step.bytes = bytes;
     this.trace.steps.push(step);
   }
 }
