@@ -229,8 +229,10 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
 
   #finish(generation: NativeGeneration): void {
     const stats = generation.getStats();
-    const tail = this.#decoder.decode();
-    this.#text += tail;
+    // A generation that ends by itself flushed the decoder into its last event. Bytes still held here
+    // belong to a character that a cancel, an abort or an error cut off: no token's text, so not the
+    // stream's either (its text stays the concatenation of its events' texts).
+    this.#decoder.decode();
     let error: unknown;
     if (stats.finishReason === "error") {
       const message = stats.errorMessage ?? "the native generation failed";
