@@ -62,5 +62,10 @@ describe("tessera reliability", () => {
     );
     expect((failure as { code?: number }).code).toBe(1);
     expect((failure as { stderr?: string }).stderr).toContain("non-negative integer");
+    const empty = await run(process.execPath, ["dist/cli/main.js", "reliability", "--schedules", ""]).catch(
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    expect((empty as { code?: number }).code).toBe(1);
+    expect((empty as { stderr?: string }).stderr).toContain("non-negative integer");
   });
 });

@@ -11,7 +11,8 @@ import { delayedProgressBar } from "../progress-bar.js";
 
 function count(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0)
+  // Number("") is 0: an empty budget would silently switch a stage off.
+  if (text.trim() === "" || !Number.isInteger(value) || value < 0)
     throw new InvalidArgumentError("Expected a non-negative integer.");
   return value;
 }
