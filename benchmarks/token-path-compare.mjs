@@ -24,7 +24,8 @@ const { values: flags } = parseArgs({
   },
 });
 
-const prompt = "You are a helpful assistant. Answer briefly. Question: what is the capital of France, and why?";
+const prompt =
+  "You are a helpful assistant. Answer briefly. Question: what is the capital of France, and why?";
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -34,7 +35,9 @@ function median(values) {
 
 /** One child: load the build at `root`, run `runs` generations after a warm-up, print medians as JSON. */
 async function child(root) {
-  const { CBlock, ChatContext, LlamaCppBackend } = await import(pathToFileURL(resolve(root, "dist/index.js")).href);
+  const { CBlock, ChatContext, LlamaCppBackend } = await import(
+    pathToFileURL(resolve(root, "dist/index.js")).href
+  );
   const backend = await LlamaCppBackend.create({ model: "tiny", threads: 1 });
   const tokens = Number(flags.tokens);
   const firstTokens = [];
@@ -61,21 +64,15 @@ async function child(root) {
   } finally {
     await backend[Symbol.asyncDispose]();
   }
-  process.stdout.write(`${JSON.stringify({ firstTokenMs: median(firstTokens), tokensPerSecond: median(rates) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ firstTokenMs: median(firstTokens), tokensPerSecond: median(rates) })}\n`,
+  );
 }
 
 function measure(root) {
   const output = execFileSync(
     process.execPath,
-    [
-      new URL(import.meta.url).pathname,
-      "--child",
-      root,
-      "--tokens",
-      flags.tokens,
-      "--runs",
-      flags.runs,
-    ],
+    [new URL(import.meta.url).pathname, "--child", root, "--tokens", flags.tokens, "--runs", flags.runs],
     { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   return JSON.parse(output.trim().split("\n").at(-1));
@@ -84,7 +81,8 @@ function measure(root) {
 if (flags.child) {
   await child(flags.child);
 } else {
-  if (!flags.before) throw new Error("Pass --before <checkout> (a built older checkout) to compare against --after.");
+  if (!flags.before)
+    throw new Error("Pass --before <checkout> (a built older checkout) to compare against --after.");
   const builds = { before: resolve(flags.before), after: resolve(flags.after) };
   const rows = { before: [], after: [] };
   const ratios = { firstToken: [], tokensPerSecond: [] };
