@@ -106,7 +106,7 @@ export {
   type InspectorToken,
   InspectorTraceMismatchError,
   renderInspectorPage,
-} from "./cli/inspector/index.js";
+} from "./inspector/index.js";
 // --- core ---
 export {
   AbstractTool,

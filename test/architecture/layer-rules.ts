@@ -20,6 +20,9 @@ export const allowedImports: Readonly<Record<string, readonly string[]>> = {
   training: [...layer1, "backends/llamacpp"],
   stdlib: [...layer1, "formatting", ...backends],
   bench: [...layer1, "formatting", ...backends, "stdlib"],
+  // inspector/ (issue 13 moved it out of cli/: the library exports it) sits beside bench: its live
+  // server forks KV cells, which only the local backend has, so it may import backends/llamacpp.
+  inspector: [...layer1, "formatting", ...backends, "stdlib"],
   // server/ speaks only core's Backend contract (issue 13): it may not import backends/llamacpp. The
   // OpenAI backend's wire extension names are shared by both ends of the protocol.
   server: [...layer1, "formatting", "backends/openai", "stdlib"],
@@ -31,6 +34,7 @@ export const allowedImports: Readonly<Record<string, readonly string[]>> = {
     "stdlib",
     "server",
     "bench",
+    "inspector",
     "reliability",
     "training",
     "testing",

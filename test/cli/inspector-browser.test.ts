@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildInspectorReport, renderInspectorPage } from "../../src/cli/inspector/index.js";
+import { buildInspectorReport, renderInspectorPage } from "../../src/inspector/index.js";
 import { sampleTraces } from "./fixtures/sample-traces.js";
 import { launchChromium } from "./support/chromium.js";
 import { runCli } from "./support/run-cli.js";

@@ -4,7 +4,7 @@ import {
   embedJson,
   InspectorTraceMismatchError,
   renderInspectorPage,
-} from "../../src/cli/inspector/index.js";
+} from "../../src/inspector/index.js";
 import { sampleTraces, sampleVocabulary } from "./fixtures/sample-traces.js";
 
 const fixedDate = new Date("2026-11-29T20:00:00Z");

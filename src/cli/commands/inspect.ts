@@ -3,12 +3,12 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { buildInspectorReport } from "../../inspector/inspector-report.js";
+import { renderInspectorPage } from "../../inspector/render-inspector-page.js";
+import { describeSamplerChain } from "../../inspector/sampler-chain.js";
 import { Message } from "../../messages/components/message.js";
 import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import { OutputWriteError } from "../errors/output-write-error.js";
-import { buildInspectorReport } from "../inspector/inspector-report.js";
-import { renderInspectorPage } from "../inspector/render-inspector-page.js";
-import { describeSamplerChain } from "../inspector/sampler-chain.js";
 import { addModelFlags, describeSampler, type ModelFlags, modelOptionsFromFlags } from "../model-flags.js";
 import { integerArgument } from "../number-arguments.js";
 import { openBackend } from "../open-model.js";

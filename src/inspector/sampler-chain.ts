@@ -1,7 +1,7 @@
 // The sampler chain a generation ran, in words and in llama.cpp's order, for the inspector's legend:
 // "processed" means after exactly these steps. Samplers that were not asked for are not in the chain
 // (the local backend adds none by default), so with none of them processed equals raw.
-import type { ModelOptions } from "../../core/model-options.js";
+import type { ModelOptions } from "../core/model-options.js";
 
 /** Below this temperature the local backend selects greedily (native-limits.ts says why). */
 const greedyBelow = 1e-3;

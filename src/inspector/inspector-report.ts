@@ -1,7 +1,7 @@
 // The data behind the inspector page: one entry per generated token, with its raw and processed
 // distributions reduced to what the page shows (probability, rank, entropy, top alternatives). Built
 // from the LogitsTrace objects a backend fills, so the page never sees a backend type.
-import type { LogitsStep, LogitsTrace } from "../../core/logits-trace.js";
+import type { LogitsStep, LogitsTrace } from "../core/logits-trace.js";
 import { InspectorTraceMismatchError } from "./errors/inspector-trace-mismatch-error.js";
 
 /**

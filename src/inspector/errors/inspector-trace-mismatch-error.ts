@@ -1,4 +1,4 @@
-import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
+import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InspectorTraceMismatchError");
 
