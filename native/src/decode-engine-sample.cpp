@@ -1,0 +1,210 @@
+// DecodeEngine's sampling step: one row of logits in, one event written into the generation's ring.
+// Kept apart from the scheduling in decode-engine.cpp; the samplers themselves are in sampler-set.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "decode-engine.h"
+#include "test-hooks.h"
+
+namespace tessera {
+void DecodeEngine::failProcessedRow(const std::shared_ptr<GenerationState>& generation, const char* cause,
+                                    std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  failGeneration(generation, "ERR_NON_FINITE_LOGITS",
+                 std::string("the processed logits became NaN or infinite at generated token ") +
+                     std::to_string(generation->generated) + " (position " + std::to_string(generation->position) +
+                     "): " + cause + " produced them from finite raw logits; use a larger temperature (or greedy) "
+                     "and finite penalties and biases",
+                 toNotify);
+}
+
+void DecodeEngine::sampleGuarded(const std::shared_ptr<GenerationState>& generation, const float* row,
+                                 std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  // llama.cpp throws from samplers (a grammar that rejects an accepted token), from token_to_piece on a
+  // bad vocabulary and on allocation failure. On this thread an escaping exception would terminate the
+  // process; it fails this one generation instead.
+  try {
+    sample(generation, row, toNotify);
+  } catch (const std::bad_alloc&) {
+    failGeneration(generation, "ERR_OUT_OF_MEMORY",
+                   "out of memory while sampling token " + std::to_string(generation->generated) +
+                       "; capture fewer logits (rawTopK/processedTopK instead of full vectors) or lower queueCapacity",
+                   toNotify);
+  } catch (const std::exception& error) {
+    failGeneration(generation, "ERR_NATIVE_EXCEPTION",
+                   std::string("llama.cpp failed while sampling token ") + std::to_string(generation->generated) +
+                       ": " + error.what(),
+                   toNotify);
+  }
+}
+
+void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPointer, const float* row,
+                          std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+  GenerationState& generation = *generationPointer;
+  if (testhooks::fire(testhooks::Point::throwInSample)) {
+    if (testhooks::value(testhooks::Point::throwInSampleKind) == 2) throw std::bad_alloc();
+    throw std::runtime_error("injected by the throwInSample test hook");
+  }
+  if (!allFinite(row, vocabSize_)) {
+    failGeneration(generationPointer, "ERR_NON_FINITE_LOGITS",
+                 "the model produced NaN or infinite logits at generated token " + std::to_string(generation.generated) +
+                     " (position " + std::to_string(generation.position) +
+                     "); the model file is probably broken (bad weights or quantization scales)",
+                 toNotify);
+    return;
+  }
+
+  size_t writeIndex;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    // head + count is unchanged by pulls (they advance head and shrink count together).
+    writeIndex = (generation.head + generation.count) % generation.slots.size();
+  }
+  EventSlot& slot = generation.slots[writeIndex];
+  const auto& config = generation.config;
+  // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
+  const bool direct = !generation.samplers.hasProcessing() &&
+                      (!generation.samplers.isDenseDraw() || generation.samplers.denseTemperature() == 1.0f);
+  // Every raw capture carries its log-sum-exp: one vectorized pass here, instead of a scalar one per
+  // token in JavaScript for full vectors.
+  const bool needRawLogSumExp = config.raw.mode != CaptureMode::off;
+  const float rawLogSumExp = (direct || needRawLogSumExp) ? logSumExpDense(row, vocabSize_) : 0.0f;
+  slot.raw.logSumExp = rawLogSumExp;
+
+  if (config.raw.mode == CaptureMode::topK) {
+    topKDense(row, vocabSize_, config.raw.topK, slot.raw);
+  } else if (config.raw.mode == CaptureMode::full) {
+    // Full vectors are allocated when a slot is first written, so the ring holds only as many as the
+    // consumer has actually left unread (the capacity is bounded against a byte budget at generate()).
+    slot.rawFull.resize(static_cast<size_t>(vocabSize_));
+    std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+  }
+  if (config.processed.mode == CaptureMode::full) slot.processedFull.resize(static_cast<size_t>(vocabSize_));
+
+  llama_token token;
+  float chosenLogit;
+  float processedLogSumExp;
+  if (generation.samplers.isDenseDraw()) {
+    // Seeded draw on the dense row (divided by the temperature when there is one): two vectorized
+    // passes instead of llama.cpp's candidate array, temperature pass and scalar softmax.
+    const float* processed = row;
+    if (!direct) {
+      divideDense(row, vocabSize_, generation.samplers.denseTemperature(), generation.processedRow.data());
+      processed = generation.processedRow.data();
+      // A tiny temperature overflows finite logits to infinity (and their softmax to NaN).
+      if (!allFinite(processed, vocabSize_)) {
+        failProcessedRow(generationPointer, "the temperature", toNotify);
+        return;
+      }
+    }
+    processedLogSumExp = direct ? rawLogSumExp : logSumExpDense(processed, vocabSize_);
+    token = drawFromDense(processed, vocabSize_, processedLogSumExp, generation.samplers.drawUniform());
+    chosenLogit = processed[token];
+    if (config.processed.mode == CaptureMode::topK) {
+      if (direct && config.raw.mode == CaptureMode::topK && config.raw.topK == config.processed.topK) {
+        slot.processed = slot.raw;
+      } else {
+        topKDense(processed, vocabSize_, config.processed.topK, slot.processed);
+      }
+      slot.processed.logSumExp = processedLogSumExp;
+    } else if (config.processed.mode == CaptureMode::full) {
+      std::memcpy(slot.processedFull.data(), processed, sizeof(float) * static_cast<size_t>(vocabSize_));
+      slot.processed.logSumExp = processedLogSumExp;
+    }
+  } else if (direct && config.sampler.greedy) {
+    // Greedy on untouched logits: no candidate array, no sort, one vectorized arg-max.
+    token = argMaxDense(row, vocabSize_);
+    chosenLogit = row[token];
+    processedLogSumExp = rawLogSumExp;
+    if (config.processed.mode == CaptureMode::topK) {
+      if (config.raw.mode == CaptureMode::topK && config.raw.topK == config.processed.topK) {
+        slot.processed = slot.raw;
+      } else {
+        topKDense(row, vocabSize_, config.processed.topK, slot.processed);
+      }
+      slot.processed.logSumExp = processedLogSumExp;
+    } else if (config.processed.mode == CaptureMode::full) {
+      std::memcpy(slot.processedFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+      slot.processed.logSumExp = processedLogSumExp;
+    }
+  } else {
+    auto& candidates = generation.candidates;
+    for (int32_t id = 0; id < vocabSize_; id++) candidates[static_cast<size_t>(id)] = llama_token_data{id, row[id], 0.0f};
+    llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
+    generation.samplers.applyProcessing(array);
+    processedLogSumExp = direct ? rawLogSumExp : logSumExpCandidates(array);
+    // -inf marks a token the chain removed; NaN or +inf means a sampler (temperature, penalties, bias)
+    // broke the row, and sampling from it would give garbage tokens with NaN log-probabilities.
+    if (std::isnan(processedLogSumExp)) {
+      failProcessedRow(generationPointer, "the sampler chain", toNotify);
+      return;
+    }
+    if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
+      failGeneration(generationPointer, "ERR_NO_CANDIDATES",
+                   "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at "
+                   "generated token " + std::to_string(generation.generated) + "; loosen the grammar or the bias",
+                   toNotify);
+      return;
+    }
+    if (config.processed.mode == CaptureMode::topK) {
+      topKCandidates(array, config.processed.topK, slot.processed);
+      slot.processed.logSumExp = processedLogSumExp;
+    } else if (config.processed.mode == CaptureMode::full) {
+      scatterCandidates(array, slot.processedFull.data(), vocabSize_);
+      slot.processed.logSumExp = processedLogSumExp;
+    }
+    generation.samplers.applySelector(array);
+    if (array.selected < 0 || static_cast<size_t>(array.selected) >= array.size) {
+      failGeneration(generationPointer, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
+      return;
+    }
+    token = array.data[array.selected].id;
+    chosenLogit = array.data[array.selected].logit;
+  }
+  slot.token = token;
+  slot.logprob = chosenLogit - processedLogSumExp;
+  slot.raw.chosenLogit = row[token];
+  slot.processed.chosenLogit = chosenLogit;
+
+  char pieceBuffer[128];
+  int32_t pieceLength = llama_token_to_piece(vocab_, token, pieceBuffer, sizeof(pieceBuffer), 0, false);
+  if (pieceLength >= 0) {
+    slot.piece.assign(pieceBuffer, static_cast<size_t>(pieceLength));
+  } else {
+    slot.piece.resize(static_cast<size_t>(-pieceLength));
+    pieceLength = llama_token_to_piece(vocab_, token, slot.piece.data(), -pieceLength, 0, false);
+    slot.piece.resize(static_cast<size_t>(std::max(pieceLength, 0)));
+  }
+
+  generation.samplers.accept(token);
+  generation.generated++;
+  generation.pendingToken = token;
+
+  FinishReason reason = FinishReason::none;
+  if (!config.ignoreEos && llama_vocab_is_eog(vocab_, token)) {
+    reason = FinishReason::stop;
+  } else if (config.maxTokens > 0 && generation.generated >= config.maxTokens) {
+    reason = FinishReason::length;
+  } else if (generation.position >= sequenceContextSize_) {
+    reason = FinishReason::length;  // no cell left for the next token in this sequence
+  }
+
+  std::lock_guard<std::mutex> lock(mutex);
+  generation.count++;
+  if (!generation.hasFirstEvent) {
+    generation.hasFirstEvent = true;
+    generation.firstEventAt = Clock::now();
+  }
+  if (reason != FinishReason::none) {
+    finishLocked(generationPointer, reason, nullptr, "", toNotify);
+  } else if (generation.pullWaiting) {
+    generation.pullWaiting = false;
+    toNotify.push_back(generationPointer);
+  }
+}
+}  // namespace tessera
