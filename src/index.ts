@@ -1,6 +1,12 @@
 // Public API of tessera. Every public name is listed explicitly, one block per layer.
 
 // --- backends/llamacpp ---
+export type { ForkSource } from "./backends/llamacpp/branches/fork-prompt.js";
+export {
+  type BranchGenerateOptions,
+  LlamaBranch,
+} from "./backends/llamacpp/branches/llama-branch.js";
+export { type BranchForkOptions, LlamaBranchPool } from "./backends/llamacpp/branches/llama-branch-pool.js";
 // native addon surface (issue 5, native half) and LlamaCppBackend (backend half)
 export {
   type BuiltinChatTemplateName,
@@ -22,8 +28,9 @@ export {
   ChatTemplateLimitError,
 } from "./backends/llamacpp/errors/chat-template-limit-error.js";
 export { ContextOverflowError } from "./backends/llamacpp/errors/context-overflow-error.js";
-export { IncompatibleOptionsError } from "./backends/llamacpp/errors/incompatible-options-error.js";
 export { GrammarError } from "./backends/llamacpp/errors/grammar-error.js";
+export { IncompatibleOptionsError } from "./backends/llamacpp/errors/incompatible-options-error.js";
+export { InvalidForkError } from "./backends/llamacpp/errors/invalid-fork-error.js";
 export { InvalidSamplerOptionError } from "./backends/llamacpp/errors/invalid-sampler-option-error.js";
 export { LlamaDisposedError } from "./backends/llamacpp/errors/llama-disposed-error.js";
 export { ModelLoadAbortedError } from "./backends/llamacpp/errors/model-load-aborted-error.js";
@@ -40,8 +47,11 @@ export { UnsupportedInputError } from "./backends/llamacpp/errors/unsupported-in
 export { UnsupportedJsonSchemaError } from "./backends/llamacpp/errors/unsupported-json-schema-error.js";
 export { UnsupportedModelFileError } from "./backends/llamacpp/errors/unsupported-model-file-error.js";
 export { grammarForJsonSchema } from "./backends/llamacpp/json-schema-grammar.js";
-export { LlamaContext, type LlamaContextOptions } from "./backends/llamacpp/llama-context.js";
-export type { NativeContextCounters as LlamaContextCounters } from "./backends/llamacpp/native-addon.js";
+export {
+  type ForkOptions,
+  LlamaContext,
+  type LlamaContextOptions,
+} from "./backends/llamacpp/llama-context.js";
 export { LlamaCppBackend, type LlamaCppBackendOptions } from "./backends/llamacpp/llama-cpp-backend.js";
 export {
   type LlamaCppModelOptions,
@@ -54,6 +64,7 @@ export {
   loadLlamaModel,
   type TokenizeOptions,
 } from "./backends/llamacpp/llama-model.js";
+export type { NativeContextCounters as LlamaContextCounters } from "./backends/llamacpp/native-addon.js";
 export type { GenerateTokensOptions, LogitsCapture } from "./backends/llamacpp/native-generate-options.js";
 export {
   type TokenBatch,
@@ -96,17 +107,6 @@ export {
   type ServerSentEvent,
   SseDecoder,
 } from "./backends/openai/index.js";
-// --- cli ---
-export {
-  buildInspectorReport,
-  type InspectorAlternative,
-  type InspectorDistribution,
-  type InspectorReport,
-  type InspectorReportInput,
-  type InspectorToken,
-  InspectorTraceMismatchError,
-  renderInspectorPage,
-} from "./inspector/index.js";
 // --- core ---
 export {
   AbstractTool,
@@ -297,6 +297,17 @@ export {
   writableTensorTypes,
   writeGgufFile,
 } from "./gguf/index.js";
+// --- inspector ---
+export {
+  buildInspectorReport,
+  type InspectorAlternative,
+  type InspectorDistribution,
+  type InspectorReport,
+  type InspectorReportInput,
+  type InspectorToken,
+  InspectorTraceMismatchError,
+  renderInspectorPage,
+} from "./inspector/index.js";
 // --- messages ---
 export {
   AssistantMessage,

@@ -1,3 +1,4 @@
+import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
 import { ContextOverflowError } from "./errors/context-overflow-error.js";
 import { GrammarError } from "./errors/grammar-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
@@ -45,6 +46,12 @@ export interface LlamaContextOptions {
    * layers, else batchSize.
    */
   readonly prefillChunkSize?: number;
+}
+
+/** Options of LlamaContext.fork: the generation's options plus the token to continue after. */
+export interface ForkOptions extends GenerateTokensOptions {
+  /** The token placed at the fork point (an alternative); omitted: that position is sampled again. */
+  readonly token?: number;
 }
 
 /**
@@ -120,6 +127,21 @@ export class LlamaContext implements AsyncDisposable {
     }
     this.#running++;
     return new TokenStream(generation, { ...config, onEnd: () => this.#running-- });
+  }
+
+  /**
+   * A new generation that continues `source` (a prompt and the token ids it generated) at
+   * `atTokenIndex`: after `token` when one is given (an alternative), else by sampling that position
+   * again (a re-sample, e.g. with other settings). Its prompt is built from ids and shares the source's
+   * prefix, so the decode engine copies those KV cells (llama_memory_seq_cp) instead of prefilling them:
+   * only the new token is decoded (`reusedPromptTokens` = the whole prefix). The cells must still be in
+   * a sequence: a source that holds its sequence (a stream that is paused, not finished) is copied; a
+   * finished source's sequence may be taken by the fork, which then cuts that source's tail. A
+   * LlamaBranchPool keeps branches held and gives cells back least recently used first.
+   */
+  fork(source: ForkSource, atTokenIndex: number, options: ForkOptions = {}): TokenStream {
+    const { token, ...generateOptions } = options;
+    return this.generate(forkPromptTokens(source, atTokenIndex, token), generateOptions);
   }
 
   /** The decode engine's own counters: live sequences, prompt and generated tokens decoded, decode calls. */
