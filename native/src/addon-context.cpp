@@ -162,7 +162,7 @@ Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandl
 void AddonContext::DisposeEngine(Napi::Env env, const std::shared_ptr<DecodeEngine>& engine) {
   if (!engine || engine->isDisposed()) return;
   for (auto& generation : engine->dispose()) {
-    if (generation->jsOwner != nullptr) static_cast<AddonGeneration*>(generation->jsOwner)->resolvePending(env);
+    if (generation->waiter != nullptr) generation->waiter->resolvePending(env);
   }
 }
 
@@ -196,12 +196,12 @@ void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& mod
         payload, [](Napi::Env callbackEnv, Napi::Function, std::shared_ptr<GenerationState>* data) {
           std::shared_ptr<GenerationState> state = std::move(*data);
           delete data;
-          if (callbackEnv == nullptr || state->jsOwner == nullptr) return;
+          if (callbackEnv == nullptr || state->waiter == nullptr) return;
           // A Worker that is being terminated still drains queued calls but can no longer run JavaScript,
           // so building the batch's typed arrays throws. Escaping this C callback, the exception would
           // reach std::terminate and end the whole process, not just the worker: nobody is left to read.
           try {
-            static_cast<AddonGeneration*>(state->jsOwner)->resolvePending(callbackEnv);
+            state->waiter->resolvePending(callbackEnv);
           } catch (const std::exception&) {
           }
         });
@@ -327,8 +327,7 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
                    std::to_string(fullLogitsBudgetBytes / (1024 * 1024)) + " MiB budget; use queueCapacity <= " +
                    std::to_string(std::max<uint64_t>(largest, 1)) + ", or capture fewer logits");
   }
-  state->slots.resize(config.queueCapacity);
-  for (auto& slot : state->slots) slot.piece.reserve(16);
+  state->events.allocate(config.queueCapacity);
 
   Napi::Object object = addonData(env).generationConstructor.New({});
   AddonGeneration::Unwrap(object)->attach(Value(), state, engine_, loop_);

@@ -10,10 +10,10 @@
 namespace tessera {
 namespace {
 
-Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, size_t head, size_t count,
+Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventRing::Unread& unread,
                             const CaptureConfig& capture, bool raw, int32_t vocabSize) {
   Napi::Object columns = Napi::Object::New(env);
-  const size_t capacity = slots.size();
+  const size_t count = unread.count;
   if (capture.mode == CaptureMode::topK) {
     const size_t k = static_cast<size_t>(capture.topK);
     Napi::Int32Array ids = Napi::Int32Array::New(env, count * k);
@@ -21,7 +21,7 @@ Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, 
     Napi::Float32Array chosen = Napi::Float32Array::New(env, count);
     Napi::Float32Array logSumExp = Napi::Float32Array::New(env, count);
     for (size_t index = 0; index < count; index++) {
-      const TopKCapture& source = raw ? slots[(head + index) % capacity].raw : slots[(head + index) % capacity].processed;
+      const TopKCapture& source = raw ? events.at(unread, index).raw : events.at(unread, index).processed;
       std::memcpy(ids.Data() + index * k, source.ids.data(), k * sizeof(int32_t));
       std::memcpy(logits.Data() + index * k, source.logits.data(), k * sizeof(float));
       chosen[index] = source.chosenLogit;
@@ -38,7 +38,7 @@ Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, 
     Napi::Float32Array destination = Napi::Float32Array::New(env, count * static_cast<size_t>(vocabSize));
     const size_t stride = static_cast<size_t>(vocabSize);
     for (size_t index = 0; index < count; index++) {
-      const EventSlot& slot = slots[(head + index) % capacity];
+      const EventSlot& slot = events.at(unread, index);
       const std::vector<float>& source = raw ? slot.rawFull : slot.processedFull;
       std::memcpy(destination.Data() + index * stride, source.data(), stride * sizeof(float));
     }
@@ -46,7 +46,7 @@ Napi::Object captureColumns(Napi::Env env, const std::vector<EventSlot>& slots, 
     Napi::Float32Array chosen = Napi::Float32Array::New(env, count);
     Napi::Float32Array logSumExp = Napi::Float32Array::New(env, count);
     for (size_t index = 0; index < count; index++) {
-      const EventSlot& slot = slots[(head + index) % capacity];
+      const EventSlot& slot = events.at(unread, index);
       chosen[index] = raw ? slot.raw.chosenLogit : slot.processed.chosenLogit;
       logSumExp[index] = raw ? slot.raw.logSumExp : slot.processed.logSumExp;
     }
@@ -72,7 +72,7 @@ AddonGeneration::AddonGeneration(const Napi::CallbackInfo& info) : Napi::ObjectW
 
 AddonGeneration::~AddonGeneration() {
   if (!state_) return;
-  state_->jsOwner = nullptr;
+  state_->waiter = nullptr;
   // A handle collected before its end means nobody will read it: stop decoding for it.
   if (engine_ && !engine_->isDisposed()) engine_->requestAbort(*state_);
   if (pending_ && loop_) loop_->release(Env());
@@ -84,7 +84,7 @@ void AddonGeneration::attach(Napi::Object context, std::shared_ptr<GenerationSta
   state_ = std::move(state);
   engine_ = std::move(engine);
   loop_ = std::move(loop);
-  state_->jsOwner = this;
+  state_->waiter = this;
 }
 
 GenerationState& AddonGeneration::requireState(Napi::Env env) {
@@ -95,26 +95,24 @@ GenerationState& AddonGeneration::requireState(Napi::Env env) {
 Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   GenerationState& state = *state_;
   const auto& config = state.config;
-  size_t count;
-  size_t head;
+  EventRing& events = state.events;
+  EventRing::Unread unread;
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
-    count = std::min(state.count, maxEvents);
-    head = state.head;
+    unread = events.unreadLocked(maxEvents);  // none once the slots were freed (all delivered)
   }
+  const size_t count = unread.count;
   // The decode thread may fill the ring and park this sequence while we copy: whether to wake it is
   // decided below, in the section that frees the slots, never from this earlier read.
   testhooks::pause(testhooks::Point::takeBatchGap);
 
-  // Slots [head, head + count) are not written by the decode thread until we hand them back below.
-  const size_t capacity = std::max<size_t>(state.slots.size(), 1);  // slots are freed once all was delivered
-  if (state.slots.empty()) count = 0;
+  // These slots are not written by the decode thread until we hand them back below.
   Napi::Int32Array tokens = Napi::Int32Array::New(env, count);
   Napi::Float32Array logprobs = Napi::Float32Array::New(env, count);
   Napi::Uint32Array pieceEnds = Napi::Uint32Array::New(env, count);
   size_t pieceBytes = 0;
   for (size_t index = 0; index < count; index++) {
-    const EventSlot& slot = state.slots[(head + index) % capacity];
+    const EventSlot& slot = events.at(unread, index);
     tokens[index] = slot.token;
     logprobs[index] = slot.logprob;
     pieceBytes += slot.piece.size();
@@ -123,7 +121,7 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   Napi::Uint8Array pieces = Napi::Uint8Array::New(env, pieceBytes);
   size_t offset = 0;
   for (size_t index = 0; index < count; index++) {
-    const std::string& piece = state.slots[(head + index) % capacity].piece;
+    const std::string& piece = events.at(unread, index).piece;
     // An empty Uint8Array has no backing store (Data() is null): memcpy must not even see it.
     if (piece.empty()) continue;
     std::memcpy(pieces.Data() + offset, piece.data(), piece.size());
@@ -137,11 +135,11 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   batch.Set("pieceBytes", pieces);
   batch.Set("pieceEnds", pieceEnds);
   if (config.raw.mode != CaptureMode::off) {
-    batch.Set("raw", captureColumns(env, state.slots, head, count, config.raw, true, state.vocabSize));
+    batch.Set("raw", captureColumns(env, events, unread, config.raw, true, state.vocabSize));
   }
   if (config.processed.mode != CaptureMode::off) {
     batch.Set("processed",
-              captureColumns(env, state.slots, head, count, config.processed, false, state.vocabSize));
+              captureColumns(env, events, unread, config.processed, false, state.vocabSize));
   }
 
   bool done;
@@ -150,13 +148,12 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
     std::lock_guard<std::mutex> lock(engine_->mutex);
     // A full ring at the moment slots are freed is the decode thread's only reason to have parked
     // this sequence (it re-checks under this mutex before it sleeps), so this read cannot miss it.
-    parked = state.count >= state.slots.size() && !state.finished;
-    state.head = (state.head + count) % capacity;
-    state.count -= count;
-    done = state.finished && state.count == 0;
+    parked = events.isFullLocked() && !state.finished;
+    events.consumeLocked(count);
+    done = state.finished && events.isEmptyLocked();
   }
   // Everything was delivered: the slots (and their full vectors) are not needed any more.
-  if (done) std::vector<EventSlot>().swap(state.slots);
+  if (done) events.release();
   if (parked && count > 0) engine_->wake();
   batch.Set("done", Napi::Boolean::New(env, done));
   return batch;
@@ -167,12 +164,12 @@ Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
   GenerationState& state = requireState(env);
   if (pending_) throwCoded(env, "ERR_PULL_PENDING", "a pull is already waiting; await it before pulling again");
   const size_t maxEvents = info[0].IsNumber() ? static_cast<size_t>(std::max(1.0, info[0].As<Napi::Number>().DoubleValue()))
-                                              : state.slots.size();
+                                              : state.events.capacity();
   Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
   bool ready;
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
-    ready = state.count > 0 || state.finished;
+    ready = !state.events.isEmptyLocked() || state.finished;
     if (!ready) state.pullWaiting = true;
   }
   if (ready) {
@@ -192,7 +189,7 @@ void AddonGeneration::resolvePending(Napi::Env env) {
   if (!pending_) return;
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
-    if (state_->count == 0 && !state_->finished) {
+    if (state_->events.isEmptyLocked() && !state_->finished) {
       state_->pullWaiting = true;  // a wake-up raced with an earlier settle; keep waiting
       return;
     }

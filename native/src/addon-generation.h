@@ -6,11 +6,12 @@
 #include "addon-support.h"
 #include "decode-engine.h"
 #include "generation-state.h"
+#include "pull-waiter.h"
 
 namespace tessera {
 
 // JavaScript handle of one generation: pull batches of events, abort, read stats.
-class AddonGeneration : public Napi::ObjectWrap<AddonGeneration> {
+class AddonGeneration : public Napi::ObjectWrap<AddonGeneration>, public PullWaiter {
  public:
   static Napi::Function Define(Napi::Env env);
   explicit AddonGeneration(const Napi::CallbackInfo& info);
@@ -19,7 +20,7 @@ class AddonGeneration : public Napi::ObjectWrap<AddonGeneration> {
   void attach(Napi::Object context, std::shared_ptr<GenerationState> state, std::shared_ptr<DecodeEngine> engine,
               std::shared_ptr<LoopKeeper> loop);
   // Settles a waiting pull if events or the end arrived (JavaScript thread).
-  void resolvePending(Napi::Env env);
+  void resolvePending(Napi::Env env) override;
 
  private:
   Napi::Value Pull(const Napi::CallbackInfo& info);

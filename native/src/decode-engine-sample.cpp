@@ -59,13 +59,14 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     return;
   }
 
-  size_t writeIndex;
+  EventSlot* nextSlot;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    // head + count is unchanged by pulls (they advance head and shrink count together).
-    writeIndex = (generation.head + generation.count) % generation.slots.size();
+    // The slot stays the same while we fill it: pulls advance the read position and shrink the count
+    // together, and only this thread pushes.
+    nextSlot = &generation.events.nextSlotLocked();
   }
-  EventSlot& slot = generation.slots[writeIndex];
+  EventSlot& slot = *nextSlot;
   const auto& config = generation.config;
   // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
   const bool direct = !generation.samplers.hasProcessing() &&
@@ -195,7 +196,7 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   }
 
   std::lock_guard<std::mutex> lock(mutex);
-  generation.count++;
+  generation.events.pushLocked();
   if (!generation.hasFirstEvent) {
     generation.hasFirstEvent = true;
     generation.firstEventAt = Clock::now();

@@ -174,7 +174,7 @@ bool DecodeEngine::hasWorkLocked() {
   if (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) return true;
   for (auto& generation : active_) {
     if (generation->abortRequested.load()) return true;
-    if (generation->count < generation->slots.size()) return true;
+    if (generation->events.hasRoomLocked()) return true;
   }
   return false;
 }
@@ -420,7 +420,7 @@ void DecodeEngine::run() {
       const size_t activeCount = active_.size();
       for (size_t offset = 0; offset < activeCount; offset++) {
         auto& generation = active_[(roundRobin_ + offset) % activeCount];
-        if (generation->count < generation->slots.size()) members.push_back(generation);
+        if (generation->events.hasRoomLocked()) members.push_back(generation);
       }
       roundRobin_++;
     }

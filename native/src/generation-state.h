@@ -5,11 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "event-ring.h"
 #include "llama.h"
 #include "logits-capture.h"
 #include "sampler-set.h"
 
 namespace tessera {
+
+class PullWaiter;
 
 struct GenerationConfig {
   std::vector<llama_token> prompt;
@@ -21,18 +24,6 @@ struct GenerationConfig {
   bool promptLogprobs = false;
   bool reusePrefix = true;
   uint32_t queueCapacity = 32;
-};
-
-// One slot of the bounded event queue. Slots are allocated once per generation and reused, so the
-// decode loop does not allocate per token.
-struct EventSlot {
-  llama_token token = 0;
-  float logprob = 0;  // processed log-probability of the chosen token
-  std::string piece;
-  TopKCapture raw;
-  TopKCapture processed;
-  std::vector<float> rawFull;
-  std::vector<float> processedFull;
 };
 
 // Most bytes of captured logits (full rows and top-k entries, raw and processed together) one
@@ -55,9 +46,7 @@ struct GenerationState {
   std::atomic<bool> abortRequested{false};
 
   // [engine mutex]
-  std::vector<EventSlot> slots;
-  size_t head = 0;
-  size_t count = 0;
+  EventRing events;  // its read position and count: [engine mutex]; see event-ring.h for the slots
   bool finished = false;
   FinishReason finishReason = FinishReason::none;
   std::string errorCode;
@@ -85,7 +74,7 @@ struct GenerationState {
   bool hasFirstEvent = false;
   bool hasPrefillStarted = false;
 
-  void* jsOwner = nullptr;  // [js thread] the AddonGeneration wrapping this state, or null once collected
+  PullWaiter* waiter = nullptr;  // [js thread] the AddonGeneration wrapping this state, or null once collected
 };
 
 const char* finishReasonName(FinishReason reason);
