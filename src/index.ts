@@ -27,7 +27,6 @@ export {
   type ChatTemplateLimit,
   ChatTemplateLimitError,
 } from "./backends/llamacpp/errors/chat-template-limit-error.js";
-export { ContextOverflowError } from "./backends/llamacpp/errors/context-overflow-error.js";
 export { GrammarError } from "./backends/llamacpp/errors/grammar-error.js";
 export { IncompatibleOptionsError } from "./backends/llamacpp/errors/incompatible-options-error.js";
 export { InvalidForkError } from "./backends/llamacpp/errors/invalid-fork-error.js";
@@ -43,7 +42,6 @@ export { NativeGenerationError } from "./backends/llamacpp/errors/native-generat
 export { NoGenerationViewError } from "./backends/llamacpp/errors/no-generation-view-error.js";
 export { NonFiniteLogitsError } from "./backends/llamacpp/errors/non-finite-logits-error.js";
 export { StructuredOutputError } from "./backends/llamacpp/errors/structured-output-error.js";
-export { UnsupportedInputError } from "./backends/llamacpp/errors/unsupported-input-error.js";
 export { UnsupportedJsonSchemaError } from "./backends/llamacpp/errors/unsupported-json-schema-error.js";
 export { UnsupportedModelFileError } from "./backends/llamacpp/errors/unsupported-model-file-error.js";
 export { grammarForJsonSchema } from "./backends/llamacpp/json-schema-grammar.js";
@@ -133,6 +131,7 @@ export {
   ComputedThunkInvariantError,
   Context,
   ContextCycleError,
+  ContextOverflowError,
   ContextTurn,
   ContextTypeMismatchError,
   clearAudioUrlCache,
@@ -143,6 +142,7 @@ export {
   defaultHookRegistry,
   detectAudioFormat,
   downloadBytes,
+  type ErrorKind,
   extendModelOptionsSchema,
   GenAi,
   GenAiMetric,
@@ -223,6 +223,7 @@ export {
   type ToolDefinition,
   tool,
   UnknownModelOptionError,
+  UnsupportedInputError,
   type ValidateOptions,
   ValidationResult,
   type ValidationResultOptions,

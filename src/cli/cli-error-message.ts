@@ -1,8 +1,9 @@
 // Library errors speak in API options (contextSize, error.partialText); a CLI user has flags and, in
 // chat, slash commands. This turns the errors a command can meet into the words of the command line,
 // keeping the library's numbers. Anything it does not know passes through unchanged.
-import { ContextOverflowError } from "../backends/llamacpp/errors/context-overflow-error.js";
+
 import { ModelLoadError } from "../backends/llamacpp/errors/model-load-error.js";
+import { ContextOverflowError } from "../core/errors/context-overflow-error.js";
 import { GenerationAbortedError } from "../core/errors/generation-aborted-error.js";
 
 /** Where the error surfaced: `chat` has /reset and --window on top of the flags every command has. */

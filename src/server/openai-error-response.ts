@@ -1,16 +1,9 @@
-import { ContextOverflowError } from "../backends/llamacpp/errors/context-overflow-error.js";
-import { GrammarError } from "../backends/llamacpp/errors/grammar-error.js";
-import { InvalidSamplerOptionError } from "../backends/llamacpp/errors/invalid-sampler-option-error.js";
-import { UnsupportedInputError } from "../backends/llamacpp/errors/unsupported-input-error.js";
-import { UnsupportedJsonSchemaError } from "../backends/llamacpp/errors/unsupported-json-schema-error.js";
-import { InvalidAudioError } from "../core/errors/invalid-audio-error.js";
-import { InvalidImageError } from "../core/errors/invalid-image-error.js";
-import { InvalidModelOptionError } from "../core/errors/invalid-model-option-error.js";
-import { UnknownModelOptionError } from "../core/errors/unknown-model-option-error.js";
+import { ContextOverflowError } from "../core/errors/context-overflow-error.js";
+import type { ErrorKind } from "../core/errors/error-kind.js";
+import { TesseraError } from "../core/errors/tessera-error.js";
+import { UnsupportedInputError } from "../core/errors/unsupported-input-error.js";
 import { InvalidRequestError } from "./errors/invalid-request-error.js";
 import { ModelNotFoundError } from "./errors/model-not-found-error.js";
-import { ServerBusyError } from "./errors/server-busy-error.js";
-import { UnauthorizedError } from "./errors/unauthorized-error.js";
 import { renameOption, requestFieldOf } from "./request-field-names.js";
 
 /** OpenAI's error body: what clients (the official SDKs included) parse. */
@@ -40,66 +33,99 @@ export interface ServerLimits {
   maxBodyBytes?: number;
 }
 
-/** Any error as an HTTP status and OpenAI error body; unknown errors are a 500 without internals. */
+/** How one kind of error is answered; `null` is a 500 that does not show the caller internals. */
+interface KindAnswer {
+  status: number;
+  type: string;
+  /** The request field at fault when the kind implies one (an error may name a more precise one). */
+  param: string | null;
+  code: string | null;
+}
+
+const invalidRequest = (param: string | null, code: string | null, status = 400): KindAnswer => ({
+  status,
+  type: "invalid_request_error",
+  param,
+  code,
+});
+
+// Every kind gets a decision here (a new kind fails the type check until it has one). The kinds a request
+// cannot cause, or that are the server's own failure, are a 500, as every unplanned error is.
+const answerOfKind: Readonly<Record<ErrorKind, KindAnswer | null>> = {
+  "invalid-option": invalidRequest(null, "invalid_value"),
+  "invalid-input": invalidRequest(null, null),
+  "invalid-media": invalidRequest("messages", "invalid_media"),
+  "unsupported-input": invalidRequest("messages", "unsupported_input"),
+  "unsupported-schema": invalidRequest("response_format", "unsupported_schema"),
+  unsupported: invalidRequest(null, "unsupported"),
+  "context-overflow": invalidRequest("messages", "context_length_exceeded"),
+  "not-found": invalidRequest(null, "not_found", 404),
+  unauthorized: invalidRequest(null, "invalid_api_key", 401),
+  busy: { status: 503, type: "server_busy", param: null, code: "overloaded" },
+  "invalid-argument": null,
+  cancelled: null,
+  timeout: null,
+  unavailable: null,
+  "invalid-state": null,
+  "invalid-output": null,
+  internal: null,
+};
+
+/**
+ * Any error as an HTTP status and OpenAI error body, chosen by the error's `kind` (no backend's classes
+ * are known here); unknown errors are a 500 without internals.
+ */
 export function toErrorResponse(error: unknown, limits: ServerLimits = {}): ErrorResponse {
-  if (InvalidRequestError.isInstance(error)) {
-    return response(400, error.message, "invalid_request_error", error.param, error.code);
+  const answer = TesseraError.isInstance(error) ? answerOfKind[error.kind] : null;
+  if (TesseraError.isInstance(error) && answer !== null) {
+    const { status, type, param, code } = answer;
+    const headers: Record<string, string> = error.kind === "busy" ? { "retry-after": "1" } : {};
+    // The server's own errors know the request field and code at fault.
+    if (InvalidRequestError.isInstance(error))
+      return response(status, error.message, type, error.param, error.code);
+    if (ModelNotFoundError.isInstance(error))
+      return response(status, error.message, type, "model", "model_not_found");
+    if (error.kind === "invalid-option") return optionResponse(error, answer);
+    return response(status, requestTermsMessage(error), type, param, code, headers);
   }
-  if (ModelNotFoundError.isInstance(error)) {
-    return response(404, error.message, "invalid_request_error", "model", "model_not_found");
-  }
+  const framework = frameworkRefusal(error, limits);
+  if (framework !== null) return framework;
+  const message = error instanceof Error ? error.message : String(error);
+  return response(500, `The generation failed: ${message}`, "server_error", null, "internal_error");
+}
+
+/**
+ * An option error in the request's terms (top_p, not topP) where the option comes from a request field.
+ * Errors of kind "invalid-option" name the one option at fault in `optionName`, when there is one.
+ */
+function optionResponse(error: TesseraError, answer: KindAnswer): ErrorResponse {
+  const optionName = "optionName" in error && typeof error.optionName === "string" ? error.optionName : null;
+  const field = optionName === null ? null : requestFieldOf(optionName);
+  // "Invalid value for model option" is the library's wording; a request has fields.
+  const message =
+    optionName === null || field === null
+      ? error.message
+      : renameOption(error.message, optionName, field).replace(/\bmodel option\b/, "request field");
+  return response(answer.status, message, answer.type, field, answer.code);
+}
+
+/** The library's message, reworded where it names library options (maxTokens) or APIs. */
+function requestTermsMessage(error: TesseraError): string {
   if (ContextOverflowError.isInstance(error)) {
     const needed =
       error.maxTokens === undefined
         ? `the prompt is ${error.promptTokens} tokens`
         : `the prompt is ${error.promptTokens} tokens and max_tokens asks for ${error.maxTokens} more ` +
           `(${error.promptTokens + error.maxTokens} in all)`;
-    return response(
-      400,
+    return (
       `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ` +
-        "Shorten the messages (or prompt), or lower max_tokens.",
-      "invalid_request_error",
-      "messages",
-      "context_length_exceeded",
+      "Shorten the messages (or prompt), or lower max_tokens."
     );
-  }
-  if (UnsupportedJsonSchemaError.isInstance(error)) {
-    return response(400, error.message, "invalid_request_error", "response_format", "unsupported_schema");
   }
   if (UnsupportedInputError.isInstance(error)) {
-    return response(
-      400,
-      `The messages contain ${error.input}, which the served model cannot take. Remove those content parts.`,
-      "invalid_request_error",
-      "messages",
-      "unsupported_input",
-    );
+    return `The messages contain ${error.input}, which the served model cannot take. Remove those content parts.`;
   }
-  if (InvalidModelOptionError.isInstance(error) || InvalidSamplerOptionError.isInstance(error)) {
-    // Named in the request's terms (top_p, not topP) where the option comes from a request field.
-    const field = requestFieldOf(error.optionName);
-    // "Invalid value for model option" is the library's wording; a request has fields.
-    const message =
-      field === null
-        ? error.message
-        : renameOption(error.message, error.optionName, field).replace(/\bmodel option\b/, "request field");
-    return response(400, message, "invalid_request_error", field, "invalid_value");
-  }
-  if (UnknownModelOptionError.isInstance(error) || GrammarError.isInstance(error)) {
-    return response(400, error.message, "invalid_request_error", null, "invalid_value");
-  }
-  if (InvalidImageError.isInstance(error) || InvalidAudioError.isInstance(error)) {
-    return response(400, error.message, "invalid_request_error", "messages", "invalid_media");
-  }
-  if (UnauthorizedError.isInstance(error))
-    return response(401, error.message, "invalid_request_error", null, "invalid_api_key");
-  if (ServerBusyError.isInstance(error)) {
-    return response(503, error.message, "server_busy", null, "overloaded", { "retry-after": "1" });
-  }
-  const framework = frameworkRefusal(error, limits);
-  if (framework !== null) return framework;
-  const message = error instanceof Error ? error.message : String(error);
-  return response(500, `The generation failed: ${message}`, "server_error", null, "internal_error");
+  return error.message;
 }
 
 /**

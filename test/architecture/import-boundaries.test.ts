@@ -4,15 +4,10 @@ import { describe, expect, it } from "vitest";
 import { layerViolations, sourceFiles } from "./layer-rules.js";
 
 // Known violations, each to be removed by issue 13's stream redesign: the server knows llama.cpp's
-// tool-call markup, checks `instanceof LlamaCppBackend` to forward tool_choice, and maps five llama.cpp
-// error classes to HTTP. Once errors carry a `kind` and backends yield typed parts, this list is empty.
+// tool-call markup and checks `instanceof LlamaCppBackend` to forward tool_choice (errors reach HTTP by
+// their `kind` now). Once backends declare capabilities and yield typed parts, this list is empty.
 // An entry that no longer occurs fails the test too, so the list only shrinks.
 const knownViolations = [
-  "src/server/openai-error-response.ts -> src/backends/llamacpp/errors/context-overflow-error.js",
-  "src/server/openai-error-response.ts -> src/backends/llamacpp/errors/grammar-error.js",
-  "src/server/openai-error-response.ts -> src/backends/llamacpp/errors/invalid-sampler-option-error.js",
-  "src/server/openai-error-response.ts -> src/backends/llamacpp/errors/unsupported-input-error.js",
-  "src/server/openai-error-response.ts -> src/backends/llamacpp/errors/unsupported-json-schema-error.js",
   "src/server/routes/chat-completions-route.ts -> src/backends/llamacpp/llama-cpp-backend.js",
   "src/server/tool-call-text-filter.ts -> src/backends/llamacpp/tool-call-format.js",
 ];

@@ -1,9 +1,9 @@
 // End to end through LlamaCppBackend on the generated tiny model (real addon, one thread).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import { GrammarError } from "../../src/backends/llamacpp/errors/grammar-error.js";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock } from "../../src/core/cblock.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { GenerationAbortedError } from "../../src/core/errors/generation-aborted-error.js";
 import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
 import { UnknownModelOptionError } from "../../src/core/errors/unknown-model-option-error.js";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import { GrammarError } from "../../src/backends/llamacpp/errors/grammar-error.js";
 import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
 import type { TokenEvent } from "../../src/backends/llamacpp/token-stream.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { argMax, loadTinyModel, logSoftmaxAt } from "./tiny-model.js";
 
 describe("sampling on the native decode thread", () => {

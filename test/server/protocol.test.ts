@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import type { AbstractTool } from "../../src/core/abstract-tool.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
 import { ClientSideToolError } from "../../src/server/index.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
@@ -143,7 +143,11 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
         function: { name: "get_weather", parameters: { type: "object", properties: {} } },
       },
     ];
-    const completion = await client.chat.completions.create({ model: "scripted-model", messages: hello, tools });
+    const completion = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: hello,
+      tools,
+    });
     expect(completion.choices[0]!.finish_reason).toBe("length");
     expect(completion.choices[0]!.message.tool_calls).toHaveLength(1);
     const stream = await client.chat.completions.create({

@@ -3,8 +3,8 @@
 import { connect } from "node:net";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
 

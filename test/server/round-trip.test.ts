@@ -2,7 +2,6 @@
 // faults included (the real-model round trip is in real-model.test.ts).
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ContextOverflowError } from "../../src/backends/llamacpp/errors/context-overflow-error.js";
 import {
   OpenAIBackend,
   type OpenAIBackendOptions,
@@ -11,6 +10,7 @@ import {
 } from "../../src/backends/openai/index.js";
 import type { AbstractTool } from "../../src/core/abstract-tool.js";
 import { CBlock } from "../../src/core/cblock.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
 import { startTesseraServer, type TesseraServer, type TesseraServerOptions } from "../../src/server/index.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";

@@ -1,11 +1,11 @@
 import type { JsonTool } from "../../core/abstract-tool.js";
+import { UnsupportedInputError } from "../../core/errors/unsupported-input-error.js";
 import type { Message } from "../../messages/components/message.js";
 import {
   type MessagePrinter,
   messageToOpenAIMessage,
 } from "../../messages/openai/message-to-openai-message.js";
 import type { ChatTemplateSandbox } from "./chat-template-sandbox.js";
-import { UnsupportedInputError } from "./errors/unsupported-input-error.js";
 import { toolCallInstructions } from "./tool-call-format.js";
 
 /** A chat template with the name errors and logs show ("gguf:<file>" or "builtin:chatml"). */

@@ -1,5 +1,5 @@
+import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
 import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
-import { ContextOverflowError } from "./errors/context-overflow-error.js";
 import { GrammarError } from "./errors/grammar-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { ContextOverflowError } from "./errors/context-overflow-error.js";
+import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { checkGrammarLimits } from "./grammar-limits.js";

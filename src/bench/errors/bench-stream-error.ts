@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.BenchStreamError");
@@ -8,6 +9,8 @@ const marker = Symbol.for("tessera.error.BenchStreamError");
  */
 export class BenchStreamError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-output";
   readonly target: string;
   readonly received: string;
 

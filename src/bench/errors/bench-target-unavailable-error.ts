@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.BenchTargetUnavailableError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.BenchTargetUnavailableError");
 /** A benchmark row cannot run here (a binary not built, a server that never became ready); its row is skipped with this note. */
 export class BenchTargetUnavailableError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "unavailable";
   readonly target: string;
   readonly note: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidRemoteSpecError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.InvalidRemoteSpecError");
 /** A --remote (or $TESSERA_BENCH_REMOTES) entry cannot be used. */
 export class InvalidRemoteSpecError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-option";
   readonly spec: string;
 
   constructor(spec: string, problem: string) {

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.MissingPromptError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.MissingPromptError");
 /** A generating command got no prompt: no words and nothing on stdin. */
 export class MissingPromptError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
 
   constructor() {
     super('No prompt given. Pass it as an argument (tessera run "Hello") or pipe it on stdin.');

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 import { describeFileSystemError } from "../../core/files/prepare-folder.js";
 
@@ -6,6 +7,8 @@ const marker = Symbol.for("tessera.error.OutputWriteError");
 /** A command could not write its output file (missing folder, no permission, disk full). */
 export class OutputWriteError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "unavailable";
   readonly path: string;
 
   /** `cause` is the failed file-system call's error, or a reason in words; `flag` the option to change. */

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UnknownHostError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.UnknownHostError");
 /** `serve --host` names a host this machine cannot resolve to an address. */
 export class UnknownHostError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-option";
   readonly host: string;
 
   constructor(host: string, cause: unknown) {

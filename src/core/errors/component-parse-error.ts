@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ComponentParseError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.ComponentParseError");
 /** A component's parse step threw; `cause` holds what it threw, `componentName` which component failed. */
 export class ComponentParseError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-output";
   readonly componentName: string;
 
   constructor(componentName: string, cause: unknown) {

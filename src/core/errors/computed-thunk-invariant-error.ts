@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ComputedThunkInvariantError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ComputedThunkInvariantError");
 /** A write would break a ComputedModelOutputThunk's invariant (computed, with a string value). */
 export class ComputedThunkInvariantError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   readonly field: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ContextCycleError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.ContextCycleError");
 /** Walking a context's linked list reached the same node twice: the list was corrupted into a cycle. */
 export class ContextCycleError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "internal";
   readonly depth: number;
 
   constructor(depth: number) {

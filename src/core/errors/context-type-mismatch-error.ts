@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ContextTypeMismatchError");
@@ -8,6 +9,8 @@ type ContextClassLike = abstract new (...args: never[]) => unknown;
 /** A function returned a different Context subtype than it was given (the context type flowing out must equal the one flowing in). */
 export class ContextTypeMismatchError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-argument";
   readonly inputType: string;
   readonly outputType: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.FolderUnusableError");
@@ -8,6 +9,8 @@ const marker = Symbol.for("tessera.error.FolderUnusableError");
  */
 export class FolderUnusableError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "unavailable";
   readonly folder: string;
   readonly reason: string;
 

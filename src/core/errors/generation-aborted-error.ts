@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.GenerationAbortedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.GenerationAbortedError");
 /** A generation was stopped by an AbortSignal; the text produced so far travels with the error. */
 export class GenerationAbortedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "cancelled";
 
   readonly partialText: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidAudioError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidAudioError");
 /** Audio data that cannot be used: bad base64, unknown format, or an unreadable file. */
 export class InvalidAudioError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-media";
 
   constructor(problem: string, cause?: unknown) {
     super(`Invalid audio: ${problem}.`, { cause });

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidContextNodeError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidContextNodeError");
 /** Context.fromPrevious was given something that is not a Context, or no data. */
 export class InvalidContextNodeError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-argument";
 
   constructor(problem: string) {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidImageError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidImageError");
 /** Image data that is not a usable PNG (bad base64, other bytes, too large), or an unusable image source. */
 export class InvalidImageError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-media";
 
   constructor(problem: string, cause?: unknown) {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidLoopBudgetError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidLoopBudgetError");
 /** A samplingLoopStart hook (or the caller) set a loop budget that is not a positive integer. */
 export class InvalidLoopBudgetError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   readonly loopBudget: unknown;
 

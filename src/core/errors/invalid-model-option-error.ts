@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidModelOptionError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidModelOptionError");
 /** A model option has a value outside its allowed range or of the wrong type. */
 export class InvalidModelOptionError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   readonly optionName: string;
   readonly received: unknown;

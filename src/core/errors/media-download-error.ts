@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.MediaDownloadError");
@@ -15,6 +16,8 @@ export type MediaDownloadFailure =
 /** Downloading an image or audio URL was refused or failed; nothing partial is used. */
 export class MediaDownloadError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-media";
   readonly url: string;
   readonly failure: MediaDownloadFailure;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.NoSuchToolError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.NoSuchToolError");
 /** The model called a tool that was not offered; it is never executed. */
 export class NoSuchToolError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   readonly toolName: string;
   readonly availableTools: readonly string[];

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ProviderFieldsTargetError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.ProviderFieldsTargetError");
 /** A component's providerFields name only providers this request does not go to, and no "*" entry. */
 export class ProviderFieldsTargetError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-input";
   readonly componentName: string;
   readonly targets: readonly string[];
   readonly provider: string;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.SamplingResultIndexError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.SamplingResultIndexError");
 /** A SamplingResult's resultIndex does not point at one of its samples. */
 export class SamplingResultIndexError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-argument";
   readonly resultIndex: number;
   readonly sampleCount: number;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ThunkAlreadyComputedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ThunkAlreadyComputedError");
 /** astream() was called on a thunk whose generation has already finished. */
 export class ThunkAlreadyComputedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   constructor() {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ThunkAlreadyIteratedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ThunkAlreadyIteratedError");
 /** A thunk's text stream is read once; a second iterator was requested. */
 export class ThunkAlreadyIteratedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   constructor() {
     super(

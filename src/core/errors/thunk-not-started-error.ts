@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ThunkNotStartedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ThunkNotStartedError");
 /** A consumer read an uncomputed thunk that nothing is producing into, which would otherwise wait forever. */
 export class ThunkNotStartedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   constructor() {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ThunkProducerError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ThunkProducerError");
 /** A backend misused the producer side of a thunk (started it twice, or on a computed thunk). */
 export class ThunkProducerError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   constructor(problem: string) {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ToolArgumentsError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ToolArgumentsError");
 /** Tool-call arguments were malformed or failed the tool's schema; the tool was not executed. */
 export class ToolArgumentsError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   readonly toolName: string;
   /** Dotted paths of the arguments that failed (empty when the arguments as a whole were unusable). */

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "./error-kind.js";
 import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UnknownModelOptionError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.UnknownModelOptionError");
 /** A model option name that no layer understands (a typo, or an option of another backend). */
 export class UnknownModelOptionError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   readonly optionNames: readonly string[];
   readonly validOptionNames: readonly string[];

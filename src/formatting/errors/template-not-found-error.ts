@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.TemplateNotFoundError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.TemplateNotFoundError");
 /** No `.njk` template exists for a component under any template folder. */
 export class TemplateNotFoundError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "not-found";
   readonly componentName: string;
   readonly templateNames: readonly string[];
   readonly searchedRoots: readonly string[];

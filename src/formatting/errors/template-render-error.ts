@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.TemplateRenderError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.TemplateRenderError");
 /** A component template failed to compile or render (for example it used an undefined variable). */
 export class TemplateRenderError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "internal";
   readonly componentName: string;
   readonly template: string;
 

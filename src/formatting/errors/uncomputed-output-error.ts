@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UncomputedOutputError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.UncomputedOutputError");
 /** A model output in the context has not been computed yet, so it cannot become a chat message. */
 export class UncomputedOutputError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   constructor() {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { GgufError } from "./gguf-error.js";
 
 const marker = "tessera.gguf.GgufModelMismatchError";
@@ -9,6 +10,8 @@ const symbol = Symbol.for(marker);
  */
 export class GgufModelMismatchError extends GgufError {
   readonly [symbol] = true;
+
+  override readonly kind: ErrorKind = "invalid-input";
   readonly problems: readonly string[];
 
   constructor(options: { problems: readonly string[] }) {

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { GgufError } from "./gguf-error.js";
 
 const marker = "tessera.gguf.GgufModelsFolderError";
@@ -10,6 +11,8 @@ const symbol = Symbol.for(marker);
  */
 export class GgufModelsFolderError extends GgufError {
   readonly [symbol] = true;
+
+  override readonly kind: ErrorKind = "unavailable";
   readonly folder: string;
   readonly setting: string;
 

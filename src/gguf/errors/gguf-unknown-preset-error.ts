@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { GgufError } from "./gguf-error.js";
 
 const marker = "tessera.gguf.GgufUnknownPresetError";
@@ -6,6 +7,8 @@ const symbol = Symbol.for(marker);
 /** `resolveModel` got something that is neither an existing file nor a known preset[:type]. */
 export class GgufUnknownPresetError extends GgufError {
   readonly [symbol] = true;
+
+  override readonly kind: ErrorKind = "not-found";
   readonly requested: string;
 
   constructor(options: {

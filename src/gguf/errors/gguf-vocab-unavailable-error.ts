@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { GgufError } from "./gguf-error.js";
 
 const marker = "tessera.gguf.GgufVocabUnavailableError";
@@ -6,6 +7,8 @@ const symbol = Symbol.for(marker);
 /** The tokenizer source (a vocab GGUF inside node-llama-cpp's llama.cpp bundle) could not be extracted. */
 export class GgufVocabUnavailableError extends GgufError {
   readonly [symbol] = true;
+
+  override readonly kind: ErrorKind = "unavailable";
   readonly vocab: string;
 
   constructor(options: { vocab: string; problem: string; cause?: unknown }) {

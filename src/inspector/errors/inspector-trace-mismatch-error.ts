@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InspectorTraceMismatchError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InspectorTraceMismatchError");
 /** The logits traces handed to the inspector cannot describe one generation (missing, or disagreeing). */
 export class InspectorTraceMismatchError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
 
   constructor(problem: string) {
     super(

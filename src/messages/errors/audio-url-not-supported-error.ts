@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.AudioUrlNotSupportedError");
@@ -5,6 +6,8 @@ const marker = Symbol.for("tessera.error.AudioUrlNotSupportedError");
 /** OpenAI chat completions take audio only inline (base64), never by URL. */
 export class AudioUrlNotSupportedError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "unsupported-input";
   readonly url: string;
 
   constructor(url: string) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidMessageError");
@@ -10,6 +11,8 @@ const marker = Symbol.for("tessera.error.InvalidMessageError");
  */
 export class InvalidMessageError extends TesseraError {
   readonly [marker] = true;
+
+  override readonly kind: ErrorKind = "invalid-input";
   readonly what: string;
   readonly issues: readonly z.core.$ZodIssue[];
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.MissingToolCallIdError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.MissingToolCallIdError");
 /** A tool result has no `tool_call_id`, so an OpenAI-compatible server could not match it to its call. */
 export class MissingToolCallIdError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
 
   constructor(context: string) {
     super(

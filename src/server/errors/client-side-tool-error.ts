@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ClientSideToolError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ClientSideToolError");
 /** A tool declared by an HTTP client was asked to run on the server; the client runs its own tools. */
 export class ClientSideToolError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   readonly toolName: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidRequestError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidRequestError");
 /** A request body that does not follow the API (HTTP 400); `param` names the offending field. */
 export class InvalidRequestError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
 
   readonly param: string | null;
   readonly code: string | null;

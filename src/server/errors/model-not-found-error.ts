@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ModelNotFoundError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ModelNotFoundError");
 /** A request for a model this server does not serve (HTTP 404 `model_not_found`, as OpenAI answers). */
 export class ModelNotFoundError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "not-found";
 
   readonly model: string;
   readonly served: readonly string[];

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ServerBusyError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ServerBusyError");
 /** Every parallel slot is taken and the wait queue is full: the request is refused (HTTP 503). */
 export class ServerBusyError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "busy";
 
   readonly parallel: number;
   readonly queue: number;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UnauthorizedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.UnauthorizedError");
 /** The server has an API key and the request did not carry it (HTTP 401). */
 export class UnauthorizedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unauthorized";
 
   constructor() {
     super(

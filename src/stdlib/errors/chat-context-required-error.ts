@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ChatContextRequiredError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ChatContextRequiredError");
 /** A strategy that converses with the model (MultiTurnStrategy) was given a context that keeps no history. */
 export class ChatContextRequiredError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-argument";
 
   readonly strategyName: string;
 

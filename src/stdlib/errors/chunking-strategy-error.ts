@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ChunkingStrategyError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ChunkingStrategyError");
 /** A chunking strategy returned an empty chunk or one that is not a verbatim part of the text it was given. */
 export class ChunkingStrategyError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-argument";
 
   readonly strategy: string;
   readonly chunk: string;

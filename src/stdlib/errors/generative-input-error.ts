@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.GenerativeInputError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.GenerativeInputError");
 /** A generative function was called with arguments that fail its zod input schema; no model was called. */
 export class GenerativeInputError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
 
   readonly functionName: string;
   readonly fields: readonly string[];

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.GenerativeOutputError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.GenerativeOutputError");
 /** The model's answer to a generative function does not match the function's output schema. */
 export class GenerativeOutputError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   readonly functionName: string;
   /** The model's raw text, kept so callers can inspect or repair it. */

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidConcurrencyBudgetError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidConcurrencyBudgetError");
 /** A sampling strategy was given a concurrency budget (samples drawn per round) that is not a positive integer. */
 export class InvalidConcurrencyBudgetError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   readonly concurrencyBudget: unknown;
 

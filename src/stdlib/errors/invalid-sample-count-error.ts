@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidSampleCountError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidSampleCountError");
 /** Best-of-n or majority voting was asked for a sample count that is not a positive integer. */
 export class InvalidSampleCountError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   readonly sampleCount: unknown;
 

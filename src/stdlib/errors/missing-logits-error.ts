@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.MissingLogitsError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.MissingLogitsError");
 /** Best-of-n was asked to score by mean token log-probability, but a sample carries no per-token log-probabilities. */
 export class MissingLogitsError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unsupported";
 
   /** The sample without logprobs; null when the backend reports no logits capability at all. */
   readonly sampleIndex: number | null;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.MissingUsageError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.MissingUsageError");
 /** Budget forcing counts tokens against its budgets, and the backend reported no token usage. */
 export class MissingUsageError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unsupported";
 
   readonly modelId: string;
 

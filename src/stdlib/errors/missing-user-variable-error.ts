@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.MissingUserVariableError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.MissingUserVariableError");
 /** A `{{name}}` placeholder in an instruction has no matching user variable. */
 export class MissingUserVariableError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
 
   readonly variableName: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.NonMonotoneScoreError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.NonMonotoneScoreError");
 /** pruneLosers was asked for with a score whose running value does not bound its final value. */
 export class NonMonotoneScoreError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   constructor() {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 import type { SamplingResult } from "../../core/sampling-result.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.SamplingAbortedError");
 /** A sampling run was stopped by its AbortSignal; the samples finished before it travel with the error. */
 export class SamplingAbortedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "cancelled";
 
   readonly samplesDrawn: number;
   /**

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.SessionDisposedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.SessionDisposedError");
 /** A session was used after it was disposed. */
 export class SessionDisposedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   readonly methodName: string;
 

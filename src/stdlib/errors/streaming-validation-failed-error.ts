@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.StreamingValidationFailedError");
@@ -9,6 +10,7 @@ const marker = Symbol.for("tessera.error.StreamingValidationFailedError");
  */
 export class StreamingValidationFailedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   readonly requirement: string | null;
   readonly reason: string | null;

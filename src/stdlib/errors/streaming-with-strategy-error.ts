@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.StreamingWithStrategyError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.StreamingWithStrategyError");
 /** act() was asked for an uncomputed (streamable) output together with a strategy or requirements. */
 export class StreamingWithStrategyError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   constructor() {
     super(

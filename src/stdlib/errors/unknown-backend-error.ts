@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UnknownBackendError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.UnknownBackendError");
 /** startSession was given a backend name it does not know. */
 export class UnknownBackendError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "not-found";
 
   readonly backendName: string;
 

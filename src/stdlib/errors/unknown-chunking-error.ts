@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UnknownChunkingError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.UnknownChunkingError");
 /** A chunking strategy was named that does not exist. */
 export class UnknownChunkingError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "not-found";
 
   readonly chunking: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ValidationFunctionResultError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ValidationFunctionResultError");
 /** A validation function returned something other than a boolean, a [boolean, reason] pair or a ValidationResult. */
 export class ValidationFunctionResultError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-argument";
 
   readonly received: unknown;
 

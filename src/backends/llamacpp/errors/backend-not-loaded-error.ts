@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.BackendNotLoadedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.BackendNotLoadedError");
 /** The backend's model or context was read before load() finished (or after dispose()). */
 export class BackendNotLoadedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   constructor(what: string) {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ChatTemplateError");
@@ -8,6 +9,7 @@ export type ChatTemplateFailure = "parse" | "render";
 /** The model's chat template could not be rendered; the template is never evaluated as code. */
 export class ChatTemplateError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "internal";
 
   readonly failure: ChatTemplateFailure;
   readonly templateName: string;

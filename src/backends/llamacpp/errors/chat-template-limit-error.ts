@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ChatTemplateLimitError");
@@ -8,6 +9,7 @@ export type ChatTemplateLimit = "templateChars" | "outputChars" | "timeMs" | "me
 /** A chat template was refused or stopped because it exceeded a sandbox limit (size, output, time, memory). */
 export class ChatTemplateLimitError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "internal";
 
   readonly limit: ChatTemplateLimit;
   /** The configured limit (characters, milliseconds or MiB); null when the runtime reported it. */

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 import { runtimeLibraryProvider } from "../gpu/runtime-library-providers.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.GpuRuntimeLibraryMissingError");
 /** A GPU backend library of node-llama-cpp needs shared libraries that this system does not have. */
 export class GpuRuntimeLibraryMissingError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unavailable";
 
   /** The backend, e.g. "CUDA 13". */
   readonly backend: string;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 import type { GpuBackendAttempt } from "../gpu/gpu-backend-attempt.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.GpuUnavailableError");
 /** `requireGpu` was set and no GPU backend could serve the model. */
 export class GpuUnavailableError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unavailable";
 
   readonly attempts: readonly GpuBackendAttempt[];
 

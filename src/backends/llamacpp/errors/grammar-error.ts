@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.GrammarError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.GrammarError");
 /** A GBNF grammar did not parse; raised before any decoding. */
 export class GrammarError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   readonly grammar: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidSamplerOptionError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidSamplerOptionError");
 /** A generation, context or model option has the wrong type, is out of range, or is unknown. */
 export class InvalidSamplerOptionError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-option";
 
   readonly optionName: string;
   readonly received: unknown;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.LlamaDisposedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.LlamaDisposedError");
 /** A model or context was used after dispose(). */
 export class LlamaDisposedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-state";
 
   constructor(what: "model" | "context") {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ModelLoadAbortedError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ModelLoadAbortedError");
 /** Model loading was stopped by an AbortSignal; nothing stays allocated. */
 export class ModelLoadAbortedError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "cancelled";
 
   readonly path: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ModelLoadError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.ModelLoadError");
 /** llama.cpp refused a model file (missing, truncated, unsupported architecture, mismatched tensors). */
 export class ModelLoadError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
 
   readonly path: string;
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.NativeAddonLoadError");
@@ -11,6 +12,7 @@ export interface NativeLoadAttempt {
 /** The native addon (or the llama.cpp libraries it links) could not be loaded. */
 export class NativeAddonLoadError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unavailable";
 
   readonly attempts: readonly NativeLoadAttempt[];
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.NativeGenerationError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.NativeGenerationError");
 /** The native decode loop stopped a generation (decode failure, no token left after sampling). */
 export class NativeGenerationError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "internal";
 
   readonly code: string;
   readonly partialText: string;

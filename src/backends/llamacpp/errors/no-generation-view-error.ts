@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.NoGenerationViewError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.NoGenerationViewError");
 /** The context returned no view for generation (`viewForGeneration()` is null), so nothing can be sent. */
 export class NoGenerationViewError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-argument";
 
   constructor(contextName: string) {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.NonFiniteLogitsError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.NonFiniteLogitsError");
 /** The model produced NaN or infinite logits, so nothing could be sampled; the output so far is kept. */
 export class NonFiniteLogitsError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   readonly partialText: string;
 

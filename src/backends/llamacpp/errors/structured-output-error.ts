@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.StructuredOutputError");
@@ -9,6 +10,7 @@ const marker = Symbol.for("tessera.error.StructuredOutputError");
  */
 export class StructuredOutputError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   readonly text: string;
   readonly finishReason: string | null;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UnsupportedJsonSchemaError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.UnsupportedJsonSchemaError");
 /** A JSON schema (from a zod `format` or a tool's parameters) uses a construct no grammar can enforce here. */
 export class UnsupportedJsonSchemaError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unsupported-schema";
 
   /** JSON pointer of the offending subschema, e.g. `#/properties/tags/items`. */
   readonly schemaPath: string;

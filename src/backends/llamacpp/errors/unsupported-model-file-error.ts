@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { ModelLoadError } from "./model-load-error.js";
 
@@ -10,6 +11,7 @@ const marker = Symbol.for("tessera.error.UnsupportedModelFileError");
  */
 export class UnsupportedModelFileError extends ModelLoadError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unsupported";
 
   /** What is wrong with the file, one entry per problem found. */
   readonly problems: readonly string[];

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.OpenAIBackendError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.OpenAIBackendError");
 /** Base of the OpenAI backend's errors: what was received before the failure, and how many attempts ran. */
 export class OpenAIBackendError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unavailable";
 
   /** Text that reached the caller before the failure (also in thunk.value). */
   partialText = "";

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { OpenAIBackendError } from "./openai-backend-error.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.OpenAIConnectionError");
 /** No HTTP response arrived: the connection was refused, reset or failed before the status line. */
 export class OpenAIConnectionError extends OpenAIBackendError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unavailable";
 
   constructor(url: string, cause: unknown) {
     const reason =

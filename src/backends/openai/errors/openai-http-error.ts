@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { OpenAIBackendError } from "./openai-backend-error.js";
 
@@ -20,6 +21,8 @@ export class OpenAIHttpError extends OpenAIBackendError {
   readonly body: string;
   /** Delay the server asked for (retry-after / retry-after-ms), in milliseconds; null when none. */
   readonly retryAfterMs: number | null;
+  /** Read from the status, so a caller (or tessera serve in front of this backend) can act on it. */
+  override readonly kind: ErrorKind;
 
   constructor(url: string, status: number, body: string, retryAfterMs: number | null) {
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
@@ -31,11 +34,21 @@ export class OpenAIHttpError extends OpenAIBackendError {
     this.status = status;
     this.body = body;
     this.retryAfterMs = retryAfterMs;
+    this.kind = kindOfStatus(status);
   }
 
   static override isInstance(error: unknown): error is OpenAIHttpError {
     return hasErrorMarker(error, marker);
   }
+}
+
+function kindOfStatus(status: number): ErrorKind {
+  if (status === 401 || status === 403) return "unauthorized";
+  if (status === 404) return "not-found";
+  if (status === 408 || status === 504) return "timeout";
+  if (status === 429) return "busy";
+  if (status >= 400 && status < 500) return "invalid-input";
+  return "unavailable";
 }
 
 // OpenAI-shaped error bodies carry the useful line in error.message.

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { OpenAIBackendError } from "./openai-backend-error.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.OpenAIIncompleteStreamError");
 /** The stream ended before `data: [DONE]`: the connection closed or was reset mid-response. */
 export class OpenAIIncompleteStreamError extends OpenAIBackendError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unavailable";
 
   constructor(reason: string, cause?: unknown) {
     super(

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { OpenAIBackendError } from "./openai-backend-error.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.OpenAIMalformedStreamError");
 /** The response could not be parsed: an SSE `data:` line or a body that is not the JSON it should be. */
 export class OpenAIMalformedStreamError extends OpenAIBackendError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   /** The offending payload (capped). */
   readonly payload: string;

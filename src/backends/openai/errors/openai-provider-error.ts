@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { OpenAIBackendError } from "./openai-backend-error.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.OpenAIProviderError");
 /** The server reported an error inside a 200 stream (an `error` event or an `{ "error": … }` payload). */
 export class OpenAIProviderError extends OpenAIBackendError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unavailable";
 
   /** The error object the server sent. */
   readonly providerError: unknown;

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { OpenAIBackendError } from "./openai-backend-error.js";
 
@@ -6,6 +7,7 @@ const marker = Symbol.for("tessera.error.OpenAIResponseTooLargeError");
 /** The server sent more than it should: past the byte cap, or more chunks than maxNewTokens allows. */
 export class OpenAIResponseTooLargeError extends OpenAIBackendError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-output";
 
   readonly limit: number;
   readonly unit: "bytes" | "tokens";

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { OpenAIBackendError } from "./openai-backend-error.js";
 
@@ -16,6 +17,7 @@ const explanation: Record<OpenAITimeoutPhase, string> = {
 /** A timeout of the OpenAI backend ran out; the option to raise is named in the message. */
 export class OpenAITimeoutError extends OpenAIBackendError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "timeout";
 
   readonly phase: OpenAITimeoutPhase;
   readonly timeoutMs: number;

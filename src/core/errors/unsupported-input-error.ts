@@ -1,10 +1,12 @@
-import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
+import type { ErrorKind } from "./error-kind.js";
+import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.UnsupportedInputError");
 
 /** The input holds something this backend cannot send to its model (images or audio to a text model). */
 export class UnsupportedInputError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "unsupported-input";
 
   readonly input: string;
 

@@ -1,10 +1,12 @@
-import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
+import type { ErrorKind } from "./error-kind.js";
+import { hasErrorMarker, TesseraError } from "./tessera-error.js";
 
 const marker = Symbol.for("tessera.error.ContextOverflowError");
 
 /** The prompt (plus the requested maxTokens) does not fit in one sequence of the context. */
 export class ContextOverflowError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "context-overflow";
 
   readonly promptTokens: number;
   readonly maxTokens: number | undefined;

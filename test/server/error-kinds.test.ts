@@ -1,0 +1,117 @@
+// tessera serve answers an error by the `kind` every TesseraError carries, so it needs no backend's error
+// classes: the bodies below are the ones the server gave when it imported llama.cpp's classes, and an error
+// class the server has never heard of is answered by its kind alone.
+import { describe, expect, it } from "vitest";
+import { GrammarError } from "../../src/backends/llamacpp/errors/grammar-error.js";
+import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { UnsupportedJsonSchemaError } from "../../src/backends/llamacpp/errors/unsupported-json-schema-error.js";
+import { OpenAIHttpError } from "../../src/backends/openai/errors/openai-http-error.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
+import type { ErrorKind } from "../../src/core/errors/error-kind.js";
+import { InvalidImageError } from "../../src/core/errors/invalid-image-error.js";
+import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
+import { TesseraError } from "../../src/core/errors/tessera-error.js";
+import { UnknownModelOptionError } from "../../src/core/errors/unknown-model-option-error.js";
+import { UnsupportedInputError } from "../../src/core/errors/unsupported-input-error.js";
+import { ModelNotFoundError } from "../../src/server/errors/model-not-found-error.js";
+import { ServerBusyError } from "../../src/server/errors/server-busy-error.js";
+import { toErrorResponse } from "../../src/server/openai-error-response.js";
+
+/** An error class of some backend the server does not know, carrying only a kind. */
+class ForeignBackendError extends TesseraError {
+  override readonly kind: ErrorKind;
+  constructor(kind: ErrorKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+function answer(error: unknown) {
+  const { status, body, headers } = toErrorResponse(error);
+  return { status, ...body.error, headers };
+}
+
+describe("the server's answer to a library error", () => {
+  it("keeps the status, field and code it gave before errors had kinds", () => {
+    expect(answer(new ContextOverflowError(90, 64, 10))).toEqual({
+      status: 400,
+      message:
+        "This model's context holds 64 tokens per request, but the prompt is 90 tokens and max_tokens asks " +
+        "for 10 more (100 in all). Shorten the messages (or prompt), or lower max_tokens.",
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+      headers: {},
+    });
+    expect(answer(new UnsupportedInputError("images", "the model has no vision projector"))).toMatchObject({
+      status: 400,
+      message: "The messages contain images, which the served model cannot take. Remove those content parts.",
+      param: "messages",
+      code: "unsupported_input",
+    });
+    const schema = new UnsupportedJsonSchemaError("#/properties/a", "not", "negation");
+    expect(answer(schema)).toMatchObject({ status: 400, message: schema.message, param: "response_format" });
+    expect(answer(schema).code).toBe("unsupported_schema");
+    expect(answer(new InvalidSamplerOptionError("topP", "a number in (0, 1]", 2))).toMatchObject({
+      status: 400,
+      message: "Expected a number in (0, 1] for top_p but received 2. Nothing was started.",
+      param: "top_p",
+      code: "invalid_value",
+    });
+    expect(answer(new InvalidModelOptionError("temperature", -1, "use a value >= 0"))).toMatchObject({
+      message: 'Invalid value for request field "temperature": received -1; use a value >= 0.',
+      param: "temperature",
+      code: "invalid_value",
+    });
+    const grammar = new GrammarError("root ::= x", "undefined rule x");
+    expect(answer(grammar)).toMatchObject({ status: 400, message: grammar.message, param: null });
+    const unknown = new UnknownModelOptionError(["topQ"], ["topP"]);
+    expect(answer(unknown)).toMatchObject({ status: 400, param: null, code: "invalid_value" });
+    expect(answer(new InvalidImageError("not a PNG"))).toMatchObject({
+      param: "messages",
+      code: "invalid_media",
+    });
+    expect(answer(new ModelNotFoundError("gpt-4o", ["tiny"]))).toMatchObject({
+      status: 404,
+      param: "model",
+      code: "model_not_found",
+    });
+    expect(answer(new ServerBusyError(2, 4))).toMatchObject({
+      status: 503,
+      type: "server_busy",
+      code: "overloaded",
+      headers: { "retry-after": "1" },
+    });
+    expect(answer(new Error("boom"))).toMatchObject({
+      status: 500,
+      message: "The generation failed: boom",
+      type: "server_error",
+      code: "internal_error",
+    });
+  });
+
+  it("answers an error class it does not know by its kind alone", () => {
+    expect(answer(new ForeignBackendError("context-overflow", "Too long."))).toMatchObject({
+      status: 400,
+      message: "Too long.",
+      param: "messages",
+      code: "context_length_exceeded",
+    });
+    expect(answer(new ForeignBackendError("unsupported-schema", "No."))).toMatchObject({
+      status: 400,
+      param: "response_format",
+    });
+    expect(answer(new ForeignBackendError("busy", "Later."))).toMatchObject({
+      status: 503,
+      code: "overloaded",
+    });
+    expect(answer(new ForeignBackendError("internal", "Bug."))).toMatchObject({
+      status: 500,
+      code: "internal_error",
+    });
+    // An upstream that rate-limits a proxied request is "busy" to tessera serve's own clients too.
+    const limited = new OpenAIHttpError("http://upstream/v1", 429, "", null);
+    expect(limited.kind).toBe("busy");
+    expect(answer(limited).status).toBe(503);
+  });
+});
