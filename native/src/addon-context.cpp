@@ -4,6 +4,7 @@
 #include <string>
 
 #include "addon-generation.h"
+#include "engine-registry.h"
 #include "test-hooks.h"
 
 namespace tessera {
@@ -207,12 +208,7 @@ void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& mod
         });
     if (status != napi_ok) delete payload;
   }, prefillChunkSize);
-  {
-    std::lock_guard<std::mutex> lock(model->enginesMutex);
-    model->engines.push_back(engine_);
-  }
-  std::lock_guard<std::mutex> lock(addonData(env).enginesMutex);
-  addonData(env).engines.push_back(engine_);
+  EngineRegistry::add(engine_, model.get(), &addonData(env));
 }
 
 DecodeEngine& AddonContext::requireEngine(Napi::Env env) {

@@ -9,6 +9,7 @@
 #include "addon-logging.h"
 #include "addon-support.h"
 #include "decode-engine.h"
+#include "engine-registry.h"
 
 namespace tessera {
 namespace {
@@ -359,15 +360,7 @@ void AddonModel::disposeNow(Napi::Env env) {
   if (disposed_ || !handle_) return;
   disposed_ = true;
   handle_->disposed.store(true);  // a context still being created is freed, not attached, when it settles
-  std::vector<std::shared_ptr<DecodeEngine>> engines;
-  {
-    std::lock_guard<std::mutex> lock(handle_->enginesMutex);
-    for (auto& weak : handle_->engines) {
-      if (auto engine = weak.lock()) engines.push_back(engine);
-    }
-    handle_->engines.clear();
-  }
-  for (auto& engine : engines) AddonContext::DisposeEngine(env, engine);
+  for (auto& engine : EngineRegistry::ofModel(handle_.get())) AddonContext::DisposeEngine(env, engine);
   handle_->freeIfUnused();  // else the last createContext in flight frees the weights when it settles
 }
 

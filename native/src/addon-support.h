@@ -10,14 +10,12 @@ namespace tessera {
 
 class DecodeEngine;
 
-// Per-environment data: class constructors and every live engine, so that environment teardown can
-// stop decode threads before llama.cpp's globals go away.
+// Per-environment data: the class constructors. Its address also names the environment in the
+// EngineRegistry, so that environment teardown can stop its decode threads.
 struct AddonData {
   Napi::FunctionReference modelConstructor;
   Napi::FunctionReference contextConstructor;
   Napi::FunctionReference generationConstructor;
-  std::mutex enginesMutex;
-  std::vector<std::weak_ptr<DecodeEngine>> engines;
 };
 
 AddonData& addonData(Napi::Env env);

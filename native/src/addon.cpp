@@ -6,21 +6,15 @@
 #include "addon-generation.h"
 #include "addon-model.h"
 #include "addon-support.h"
+#include "engine-registry.h"
 #include "addon-train.h"
 #include "test-hooks.h"
 
 namespace tessera {
 namespace {
 void stopEngines(AddonData* data) {
-  std::vector<std::shared_ptr<DecodeEngine>> engines;
-  {
-    std::lock_guard<std::mutex> lock(data->enginesMutex);
-    for (auto& weak : data->engines) {
-      if (auto engine = weak.lock()) engines.push_back(engine);
-    }
-  }
   // Decode threads must end before the process tears down llama.cpp's globals.
-  for (auto& engine : engines) engine->dispose();
+  for (auto& engine : EngineRegistry::ofEnvironment(data)) engine->dispose();
 }
 
 }  // namespace

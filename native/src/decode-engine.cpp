@@ -7,10 +7,10 @@
 #include <limits>
 #include <mutex>
 #include <new>
-#include <set>
 #include <stdexcept>
 #include <string>
 
+#include "engine-registry.h"
 #include "model-handle.h"
 #include "test-hooks.h"
 
@@ -20,30 +20,6 @@ namespace {
 // stream (a cross-stream copy moves the whole stream buffer: a memcpy of megabytes, where a CPU
 // prefill of a 1B model costs ~25 ms per token).
 constexpr size_t minimumSharedPrefix = 8;
-
-// Every live engine, for the exit path. process.exit() runs C++ exit handlers while decode threads may
-// be inside llama_decode; ggml's static state is then destroyed under them (SIGSEGV). The handler stops
-// and joins every decode thread first. It is registered when the first engine starts, which is after
-// the ggml CPU backends were loaded, so it runs before their static destructors (atexit runs in reverse).
-std::mutex liveEnginesMutex;
-std::set<DecodeEngine*> liveEngines;
-
-void stopLiveEnginesAtExit() {
-  std::lock_guard<std::mutex> lock(liveEnginesMutex);
-  for (DecodeEngine* engine : liveEngines) engine->stopThread();
-}
-
-void trackEngine(DecodeEngine* engine) {
-  static std::once_flag registered;
-  std::call_once(registered, [] { std::atexit(stopLiveEnginesAtExit); });
-  std::lock_guard<std::mutex> lock(liveEnginesMutex);
-  liveEngines.insert(engine);
-}
-
-void untrackEngine(DecodeEngine* engine) {
-  std::lock_guard<std::mutex> lock(liveEnginesMutex);
-  liveEngines.erase(engine);
-}
 
 size_t commonPrefix(const std::vector<llama_token>& a, const std::vector<llama_token>& b) {
   const size_t limit = std::min(a.size(), b.size());
@@ -79,12 +55,11 @@ DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* co
   sequenceTokens_.resize(static_cast<size_t>(sequenceCount_));
   llama_set_abort_callback(context_, abortCallback, this);
   thread_ = std::thread([this] { run(); });
-  trackEngine(this);
 }
 
 DecodeEngine::~DecodeEngine() {
   dispose();
-  untrackEngine(this);
+  EngineRegistry::remove(this);
 }
 
 void DecodeEngine::stopThread() {

@@ -1,16 +1,13 @@
 #pragma once
 #include <atomic>
-#include <memory>
-#include <mutex>
-#include <vector>
+#include <cstdint>
 
 #include "llama.h"
 
 namespace tessera {
-class DecodeEngine;
 
 // Owns a llama_model. Contexts keep it alive through shared_ptr; an explicit dispose first disposes
-// every context created from it, so no decode thread ever runs on a freed model.
+// every context created from it (found in the EngineRegistry), so no decode thread ever runs on a freed model.
 //
 // A context being created on a worker thread reads the model without any engine yet: dispose() then
 // only marks the handle, and the weights are freed by whichever of dispose() and the last in-flight
@@ -20,8 +17,6 @@ struct ModelHandle {
   llama_model* model = nullptr;
   const llama_vocab* vocab = nullptr;
   int32_t vocabSize = 0;
-  std::mutex enginesMutex;
-  std::vector<std::weak_ptr<DecodeEngine>> engines;
 
   std::atomic<bool> disposed{false};  // set on the JavaScript thread, read by creation workers
   int32_t pendingContexts = 0;        // [JavaScript thread] creations queued and not yet settled
