@@ -17,6 +17,11 @@ export interface BackendCapabilities {
   /** Grammar / JSON-schema constrained decoding. */
   grammar: boolean;
   tools: boolean;
+  /**
+   * The `toolChoice` model option ("required" forces a tool call, "none" forbids one). A surface such as
+   * tessera serve forwards an OpenAI `tool_choice` only to a backend that declares it.
+   */
+  toolChoice: boolean;
   /** Sequences decoded together in one batch (1 = no batching). */
   parallelSequences: number;
 }

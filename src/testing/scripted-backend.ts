@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
 import type { BackendCapabilities, GenerateAction, GenerateResult } from "../core/backend.js";
 import { BaseBackend, type BaseBackendOptions, type ResolvedGenerateOptions } from "../core/base-backend.js";
 import type { Context } from "../core/context.js";
 import { ComponentParseError } from "../core/errors/component-parse-error.js";
 import { GenerationAbortedError } from "../core/errors/generation-aborted-error.js";
+import { extendModelOptionsSchema } from "../core/model-options.js";
 import type { ModelOutputThunk as ModelOutputThunkType } from "../core/model-output-thunk.js";
 import { ModelOutputThunk } from "../core/model-output-thunk.js";
 import type { ModelToolCall } from "../core/model-tool-call.js";
@@ -28,6 +30,10 @@ export type ScriptedResponse =
       /** Throw this from generateFromContext itself, before any thunk exists. */
       throwOnCall?: unknown;
     };
+
+const schemaWithToolChoice = extendModelOptionsSchema({
+  toolChoice: z.enum(["auto", "required", "none"]).optional(),
+});
 
 /** Everything a call received, recorded in order. */
 export interface ScriptedCall {
@@ -76,12 +82,18 @@ export class ScriptedBackend extends BaseBackend {
       rawLogits: false,
       grammar: false,
       tools: true,
+      toolChoice: false,
       parallelSequences: 1,
       ...options.capabilities,
     };
     this.#responses = options.responses;
     this.#chunkDelayMs = options.chunkDelayMs ?? 0;
     this.#queueCapacity = options.queueCapacity;
+  }
+
+  // A scripted backend that declares toolChoice takes the option, as a real backend that declares it does.
+  protected override get modelOptionsSchema(): z.ZodObject {
+    return this.capabilities.toolChoice ? schemaWithToolChoice : super.modelOptionsSchema;
   }
 
   protected async doGenerateFromContext<T>(

@@ -4,13 +4,10 @@ import { describe, expect, it } from "vitest";
 import { layerViolations, sourceFiles } from "./layer-rules.js";
 
 // Known violations, each to be removed by issue 13's stream redesign: the server knows llama.cpp's
-// tool-call markup and checks `instanceof LlamaCppBackend` to forward tool_choice (errors reach HTTP by
-// their `kind` now). Once backends declare capabilities and yield typed parts, this list is empty.
+// tool-call markup (errors reach HTTP by their `kind` now, and tool_choice goes to a backend that declares
+// it in backend.capabilities). Once backends yield typed parts, this list is empty.
 // An entry that no longer occurs fails the test too, so the list only shrinks.
-const knownViolations = [
-  "src/server/routes/chat-completions-route.ts -> src/backends/llamacpp/llama-cpp-backend.js",
-  "src/server/tool-call-text-filter.ts -> src/backends/llamacpp/tool-call-format.js",
-];
+const knownViolations = ["src/server/tool-call-text-filter.ts -> src/backends/llamacpp/tool-call-format.js"];
 
 describe("the import graph of src/", () => {
   it("has a layer for every area, and no import the wrong way beyond the known issue-13 violations", () => {

@@ -117,6 +117,7 @@ describe("BaseBackend (through ScriptedBackend)", () => {
         rawLogits: false,
         grammar: false,
         tools: false,
+        toolChoice: false,
         parallelSequences: 1,
       };
       protected async doGenerateFromContext<T>(

@@ -102,6 +102,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
       rawLogits: true,
       grammar: true,
       tools: true,
+      toolChoice: true,
       parallelSequences: sequences,
     };
   }

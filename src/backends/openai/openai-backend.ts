@@ -97,6 +97,7 @@ export class OpenAIBackend extends BaseBackend {
       rawLogits: false,
       grammar: true,
       tools: true,
+      toolChoice: false,
       parallelSequences: 8,
       ...options.capabilities,
     };

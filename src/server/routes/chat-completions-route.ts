@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import type { Backend } from "../../core/backend.js";
 import { checkRequestedModel } from "../check-requested-model.js";
 import { parseBody } from "../parse-body.js";
@@ -17,7 +16,7 @@ export function registerChatCompletionsRoute(
   app.post("/v1/chat/completions", async (request, reply) => {
     const body = parseBody(chatCompletionRequestSchema, request.body);
     checkRequestedModel(body.model, dependencies.servedModels);
-    const generation = chatRequestToGeneration(body, backend instanceof LlamaCppBackend);
+    const generation = chatRequestToGeneration(body, backend.capabilities.toolChoice);
     const toolsOffered = (generation.options.tools?.length ?? 0) > 0;
     const logprobs = {
       topLogprobs: body.logprobs === true ? (body.top_logprobs ?? 0) : null,

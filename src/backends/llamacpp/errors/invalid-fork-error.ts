@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InvalidForkError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InvalidForkError");
 /** A fork point outside the tokens its source generated, or a fork of a branch that was closed. */
 export class InvalidForkError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-argument";
 
   constructor(message: string) {
     super(message);
