@@ -15,15 +15,32 @@ import { openBackend } from "../open-model.js";
 import { prepareOutputFolder, reportCreatedFolders } from "../output-folder.js";
 import { delayedProgressBar } from "../progress-bar.js";
 import { readPrompt } from "../read-prompt.js";
+import { serveInspector } from "./inspect-serve.js";
 
 interface InspectFlags extends ModelFlags {
-  out: string;
+  out?: string;
+  serve?: boolean;
+  port: number;
+  sequences: number;
   alternatives: number;
   full?: boolean;
   json?: boolean;
 }
 
-async function inspect(promptWords: string[], flags: InspectFlags): Promise<void> {
+async function inspect(promptWords: string[], flags: InspectFlags, command: Command): Promise<void> {
+  if (flags.serve) {
+    if (flags.out !== undefined || promptWords.length > 0) {
+      command.error("error: --serve takes no --out and no prompt (type prompts in the page)", {
+        exitCode: 2,
+      });
+    }
+    return serveInspector(flags);
+  }
+  if (flags.out === undefined) {
+    command.error("error: required option '-o, --out <file>' not specified (or pass --serve)", {
+      exitCode: 2,
+    });
+  }
   const prompt = await readPrompt(promptWords);
   const path = resolve(flags.out);
   // A bad path (a folder, a file in the way, no permission) fails before anything is generated.
@@ -81,9 +98,17 @@ export function registerInspectCommand(program: Command): void {
     )
     .argument("[prompt...]", "the prompt (read from stdin when omitted)");
   addModelFlags(command, { maxTokens: 64 })
-    .requiredOption("-o, --out <file>", "where to write the HTML page (required)")
-    // Commander's generated usage ("[options] [prompt...]") hides that -o must be given.
-    .usage("-o <file> [options] [prompt...]")
+    .option("-o, --out <file>", "where to write the HTML page (required unless --serve)")
+    // Commander's generated usage ("[options] [prompt...]") hides that -o (or --serve) must be given.
+    .usage("-o <file> [options] [prompt...] | --serve [--port <n>] [options]")
+    .option("--serve", "start the live inspector on 127.0.0.1 and print its URL (branch at any token)")
+    .option("--port <n>", "port of --serve (0 = a free one)", integerArgument(0, 65535), 0)
+    .option(
+      "--sequences <n>",
+      "branches of --serve that keep their KV cells at once (more give them back, least recently used first)",
+      integerArgument(1, 64),
+      4,
+    )
     .option("-k, --alternatives <k>", "alternatives kept per token", integerArgument(1, 100), 10)
     .option("--full", "capture the whole vocabulary per token (exact entropy and ranks; larger page)")
     .option("--json", "print the result as one JSON line")
@@ -93,7 +118,10 @@ export function registerInspectCommand(program: Command): void {
 Examples:
   $ tessera inspect "The capital of France is" --out report.html
   $ tessera inspect --model llama-3.2-1b:q4_0 -t 0.8 --top-k 40 -n 32 "Once upon a time" -o story.html
-  $ tessera inspect --full -n 16 "2 + 2 =" -o exact.html`,
+  $ tessera inspect --full -n 16 "2 + 2 =" -o exact.html
+  $ tessera inspect --serve --port 8765`,
     )
-    .action((promptWords: string[], flags: InspectFlags) => inspect(promptWords, flags));
+    .action((promptWords: string[], flags: InspectFlags, command: Command) =>
+      inspect(promptWords, flags, command),
+    );
 }

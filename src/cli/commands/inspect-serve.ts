@@ -1,0 +1,43 @@
+// `tessera inspect --serve`: the live inspector on 127.0.0.1 (a page that streams tokens, forks at any
+// token by copying KV cells, and re-samples with other settings). It prints the page's URL with its
+// per-run token and opens nothing; Ctrl-C stops it.
+import { loadLlamaModel } from "../../backends/llamacpp/llama-model.js";
+import { startInspectorServer } from "../../inspector/live/inspector-server.js";
+import { InspectorSession } from "../../inspector/live/inspector-session.js";
+import { defaultCliModel } from "../default-models.js";
+import type { ModelFlags } from "../model-flags.js";
+import { resolveModelPath } from "../open-model.js";
+
+export interface InspectServeFlags extends ModelFlags {
+  port: number;
+  sequences: number;
+}
+
+export async function serveInspector(flags: InspectServeFlags): Promise<void> {
+  const path = await resolveModelPath(flags.model);
+  const model = await loadLlamaModel(path);
+  const context = await model.createContext({
+    sequences: flags.sequences,
+    ...(flags.threads !== undefined && { threads: flags.threads }),
+    ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
+  });
+  const session = new InspectorSession(model, context, flags.model ?? defaultCliModel);
+  let server: Awaited<ReturnType<typeof startInspectorServer>>;
+  try {
+    server = await startInspectorServer({ session, port: flags.port });
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
+  process.stdout.write(
+    `${server.url}\nthe live inspector of ${session.modelId} (${flags.sequences} sequences); open the URL in a browser, Ctrl-C stops it\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await server.close();
+  await session.close();
+  model.dispose();
+}

@@ -1,0 +1,41 @@
+// The tokens a branch reads as, from the root: its ancestors' tokens up to each fork point, the
+// alternative placed there (with the probabilities it had in the distribution it was picked from),
+// then its own tokens. The export draws this path with the static page's renderer.
+import type { InspectorDistribution } from "../inspector-report.js";
+import type { BranchView } from "./inspector-session.js";
+import type { LiveToken } from "./live-token.js";
+
+/** The distribution at a fork point as if `token` had been chosen there. */
+function choosing(distribution: InspectorDistribution | null, token: number): InspectorDistribution | null {
+  if (distribution === null) return null;
+  const rank = distribution.top.findIndex((alternative) => alternative.token === token);
+  return {
+    ...distribution,
+    logprob: rank < 0 ? null : distribution.top[rank]!.logprob,
+    rank: rank < 0 ? null : rank + 1,
+  };
+}
+
+export function branchPath(branches: ReadonlyMap<number, BranchView>, id: number): LiveToken[] {
+  const branch = branches.get(id);
+  if (branch === undefined) return [];
+  let prefix: LiveToken[] = [];
+  if (branch.parentId !== null && branch.atTokenIndex !== null) {
+    const parent = branches.get(branch.parentId);
+    const parentPath = branchPath(branches, branch.parentId);
+    const start = parentPath.length - (parent?.tokens.length ?? 0);
+    prefix = parentPath.slice(0, start + branch.atTokenIndex);
+    const forked = parentPath[start + branch.atTokenIndex];
+    if (branch.forkToken !== null && forked !== undefined) {
+      const { token, text } = branch.forkToken;
+      prefix.push({
+        ...forked,
+        token,
+        text,
+        processed: choosing(forked.processed, token),
+        raw: choosing(forked.raw, token),
+      });
+    }
+  }
+  return [...prefix, ...branch.tokens].map((token, index) => ({ ...token, index }));
+}
