@@ -9,8 +9,9 @@
 //   greedy  --prompt-file F --tokens N --reps R   first token and decode speed, R repetitions
 //   tg      --tokens N --reps R [--depth D]       llama-bench's tg test (decode random tokens, no logits
 //                                                 read) on these libraries, after D cached cells (its -d)
-//   serve                                          one request per stdin line {"prompt": "...", "maxTokens": N}
-//                                                  answered with the pieces and their times (ms, own clock)
+//   serve                                          one request per stdin line: {"prompt": "...", "maxTokens": N}
+//                                                  answered with the pieces and their times (ms, own clock),
+//                                                  or {"tg": N, "depth": D} answered with {"tokensPerSecond"}
 // Common: --model PATH --libs FOLDER (ggml backends) --threads T --context C --batch B [--chat]
 #include <algorithm>
 #include <chrono>
@@ -317,6 +318,15 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::string line;
     while (std::getline(std::cin, line)) {
+      const size_t tgKey = line.find("\"tg\"");
+      if (tgKey != std::string::npos) {
+        const int tokens = std::max(1, std::atoi(line.c_str() + line.find(':', tgKey) + 1));
+        const size_t depthKey = line.find("\"depth\"");
+        const int depth = depthKey == std::string::npos ? 0 : std::atoi(line.c_str() + line.find(':', depthKey) + 1);
+        std::printf("{\"tokensPerSecond\":%.3f}\n", tokenGeneration(runner, tokens, std::max(0, depth)));
+        std::fflush(stdout);
+        continue;
+      }
       std::string prompt;
       int maxTokens = options.tokens;
       if (!parseRequest(line, prompt, maxTokens)) fail("a request line needs a \"prompt\" string");

@@ -38,6 +38,11 @@ export interface BenchTarget {
   prepare(signal: AbortSignal): Promise<void>;
   /** Tokens in `text` for this target's model; used to size the prompts. */
   countTokens?(text: string): Promise<number>;
+  /**
+   * Untimed work that one run needs before its timed part (the first turn of a chat whose second turn is
+   * measured); the runner calls it with the same request right before stream().
+   */
+  prepareRun?(request: StreamRequest): Promise<void>;
   stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome>;
   close(): Promise<void>;
 }

@@ -138,7 +138,6 @@ async function measureOnce(
   const signal = outer
     ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)])
     : AbortSignal.timeout(timeoutMs);
-  const started = performance.now();
   let firstByteAt: number | null = null;
   const contentTimes: number[] = [];
   const observer: StreamObserver = {
@@ -152,7 +151,10 @@ async function measureOnce(
       contentTimes.push(now);
     },
   };
+  let started = performance.now();
   try {
+    await target.prepareRun?.({ prompt, maxTokens, signal });
+    started = performance.now();
     const outcome = await target.stream({ prompt, maxTokens, signal }, observer);
     const finished = performance.now();
     const first = contentTimes[0];

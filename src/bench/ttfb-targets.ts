@@ -1,6 +1,10 @@
-// The rows of `tessera bench ttfb`: tessera in-process, node-llama-cpp in-process, `tessera serve` over
-// HTTP, llama.cpp's llama-server over HTTP (when built), and every configured remote provider. Both
-// in-process rows and serve render the model's chat template; llama-server takes bare text.
+// The rows of `tessera bench ttfb`: tessera in-process, node-llama-cpp in-process, the C++ greedy runner
+// (the honest limit on the same libraries), `tessera serve` and llama.cpp's llama-server over HTTP (when
+// built), a second chat turn (in-process and serve), 4 concurrent requests to each server, and every
+// configured remote provider. Work per row, so that compared rows do the same: the in-process rows and
+// the runner render the model's chat template around the prompt; serve and llama-server both take bare
+// text on /v1/completions (llama-server's chat endpoint rejects the random-weight model's output); the
+// serve second turn is a chat (/v1/chat/completions).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
@@ -10,11 +14,26 @@ import { findPeerBinary, packageRoot, peerMissingNote } from "./peer-binaries.js
 import { type RemoteSpec, remoteTarget } from "./remote-targets.js";
 import { freePort, ServerProcess } from "./server-process.js";
 import { BackendTarget } from "./targets/backend-target.js";
+import { ConcurrentTarget } from "./targets/concurrent-target.js";
+import { GreedyRunnerTarget } from "./targets/greedy-runner-target.js";
 import { NodeLlamaCppTarget } from "./targets/node-llama-cpp-target.js";
 import { OpenAIHttpTarget } from "./targets/openai-http-target.js";
 
-export type LocalRow = "tessera" | "node-llama-cpp" | "tessera-serve" | "llama-server";
-export const localRows: readonly LocalRow[] = ["tessera", "node-llama-cpp", "tessera-serve", "llama-server"];
+export const localRows = [
+  "tessera",
+  "node-llama-cpp",
+  "greedy-runner",
+  "tessera-serve",
+  "llama-server",
+  "tessera-2nd-turn",
+  "tessera-serve-2nd-turn",
+  "tessera-serve-4x",
+  "llama-server-4x",
+] as const;
+export type LocalRow = (typeof localRows)[number];
+
+/** Requests sent at once by the concurrent rows. */
+export const concurrentRequests = 4;
 
 export interface TtfbTargetOptions {
   modelPath: string;
@@ -25,16 +44,18 @@ export interface TtfbTargetOptions {
   remotes: ReadonlyArray<RemoteSpec>;
 }
 
-function tesseraInProcess(options: TtfbTargetOptions): BenchTarget {
+function tesseraInProcess(options: TtfbTargetOptions, secondTurn = false): BenchTarget {
   return new BackendTarget({
-    name: "tessera (in-process)",
+    name: secondTurn ? "tessera (in-process, 2nd turn)" : "tessera (in-process)",
+    secondTurn,
     open: async () => {
       const { LlamaCppBackend } = await import("../backends/llamacpp/llama-cpp-backend.js");
       return LlamaCppBackend.create({
         model: options.modelPath,
         modelId: options.modelId,
         threads: options.threads,
-        contextSize: options.contextSize,
+        // A second turn holds the first turn's prompt and answer too.
+        contextSize: secondTurn ? options.contextSize * 2 : options.contextSize,
         sequences: 1,
       });
     },
@@ -50,6 +71,7 @@ function serverRow(
   start: (port: number, signal: AbortSignal) => Promise<ServerProcess>,
   extraBody?: Record<string, unknown>,
   api: "chat" | "completions" = "chat",
+  secondTurn = false,
 ) {
   let server: ServerProcess | undefined;
   let port = 0;
@@ -60,6 +82,7 @@ function serverRow(
     },
     model: "local",
     api,
+    secondTurn,
     ...(extraBody !== undefined && { extraBody }),
     prepare: async (signal) => {
       port = await freePort();
@@ -72,10 +95,70 @@ function serverRow(
   return target;
 }
 
+function startTesseraServe(
+  options: TtfbTargetOptions,
+  name: string,
+  parallel: number,
+  contextSize: number,
+): (port: number, signal: AbortSignal) => Promise<ServerProcess> {
+  return (port, signal) => {
+    const entry = join(packageRoot(), "dist", "cli", "main.js");
+    if (!existsSync(entry))
+      throw new BenchTargetUnavailableError(name, "dist/ is not built; run `npm run build`");
+    return ServerProcess.start({
+      name,
+      command: process.execPath,
+      args: [
+        entry,
+        "serve",
+        ...["--model", options.modelPath, "--port", String(port), "--threads", String(options.threads)],
+        ...["--context-size", String(contextSize), "--parallel", String(parallel)],
+        // Every server row asks for "local"; serve answers an unknown model name with 404.
+        ...["--alias", "local"],
+      ],
+      readyUrl: `http://127.0.0.1:${port}/health`,
+      signal,
+    });
+  };
+}
+
+function startLlamaServer(
+  options: TtfbTargetOptions,
+  name: string,
+  parallel: number,
+): (port: number, signal: AbortSignal) => Promise<ServerProcess> {
+  return (port, signal) => {
+    const binary = findPeerBinary("llama-server");
+    if (binary === null) throw new BenchTargetUnavailableError(name, peerMissingNote("llama-server"));
+    return ServerProcess.start({
+      name,
+      command: binary,
+      args: [
+        ...["-m", options.modelPath, "--host", "127.0.0.1", "--port", String(port)],
+        // -c is the whole cache, split between the -np slots: each slot gets the context of tessera's.
+        ...[
+          "-t",
+          String(options.threads),
+          "-c",
+          String(options.contextSize * parallel),
+          "-np",
+          String(parallel),
+        ],
+        "--no-webui",
+      ],
+      readyUrl: `http://127.0.0.1:${port}/health`,
+      signal,
+    });
+  };
+}
+
+// Both servers take bare text on /v1/completions, ignoring end-of-sequence. llama-server keeps the
+// prompt's KV cells for the next request; the unique prompts defeat that, and cache_prompt: false says so.
+const servePeerBody = { ignore_eos: true };
+const llamaServerBody = { ignore_eos: true, cache_prompt: false };
+
 export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
   const targets: BenchTarget[] = [];
-  const threads = String(options.threads);
-  const contextSize = String(options.contextSize);
   for (const row of options.rows) {
     if (row === "tessera") targets.push(tesseraInProcess(options));
     if (row === "node-llama-cpp") {
@@ -89,82 +172,51 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
         }),
       );
     }
+    if (row === "greedy-runner") {
+      targets.push(
+        new GreedyRunnerTarget({
+          modelPath: options.modelPath,
+          threads: options.threads,
+          contextSize: options.contextSize,
+        }),
+      );
+    }
     if (row === "tessera-serve") {
+      const name = "tessera serve (HTTP)";
       targets.push(
         serverRow(
-          "tessera serve (HTTP)",
-          (port, signal) => {
-            const entry = join(packageRoot(), "dist", "cli", "main.js");
-            if (!existsSync(entry))
-              throw new BenchTargetUnavailableError(
-                "tessera serve (HTTP)",
-                "dist/ is not built; run `npm run build`",
-              );
-            return ServerProcess.start({
-              name: "tessera serve (HTTP)",
-              command: process.execPath,
-              args: [
-                entry,
-                "serve",
-                "--model",
-                options.modelPath,
-                "--port",
-                String(port),
-                "--threads",
-                threads,
-                "--context-size",
-                contextSize,
-                "--parallel",
-                "1",
-                // Every server row asks for "local"; serve answers an unknown model name with 404.
-                "--alias",
-                "local",
-              ],
-              readyUrl: `http://127.0.0.1:${port}/health`,
-              signal,
-            });
-          },
-          { ignore_eos: true },
+          name,
+          startTesseraServe(options, name, 1, options.contextSize),
+          servePeerBody,
+          "completions",
         ),
       );
     }
     if (row === "llama-server") {
-      targets.push(
-        serverRow(
-          "llama-server (HTTP)",
-          (port, signal) => {
-            const binary = findPeerBinary("llama-server");
-            if (binary === null)
-              throw new BenchTargetUnavailableError("llama-server (HTTP)", peerMissingNote("llama-server"));
-            return ServerProcess.start({
-              name: "llama-server (HTTP)",
-              command: binary,
-              args: [
-                "-m",
-                options.modelPath,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                String(port),
-                "-t",
-                threads,
-                "-c",
-                contextSize,
-                "-np",
-                "1",
-                "--no-webui",
-              ],
-              readyUrl: `http://127.0.0.1:${port}/health`,
-              signal,
-            });
-          },
-          // llama-server keeps the prompt's KV cells for the next request; the unique prompts defeat that.
-          { ignore_eos: true, cache_prompt: false },
-          // Its chat endpoint parses the output in the model's chat format and sends an error event when the
-          // tiny model's random text does not fit; /v1/completions streams the text as it is.
-          "completions",
-        ),
+      const name = "llama-server (HTTP)";
+      targets.push(serverRow(name, startLlamaServer(options, name, 1), llamaServerBody, "completions"));
+    }
+    if (row === "tessera-2nd-turn") targets.push(tesseraInProcess(options, true));
+    if (row === "tessera-serve-2nd-turn") {
+      const name = "tessera serve (HTTP, 2nd turn)";
+      const start = startTesseraServe(options, name, 1, options.contextSize * 2);
+      targets.push(serverRow(name, start, servePeerBody, "chat", true));
+    }
+    if (row === "tessera-serve-4x") {
+      const name = `tessera serve (HTTP, ${concurrentRequests} at once)`;
+      const start = startTesseraServe(options, name, concurrentRequests, options.contextSize);
+      const inner = serverRow(name, start, servePeerBody, "completions");
+      targets.push(new ConcurrentTarget(inner, concurrentRequests));
+    }
+    if (row === "llama-server-4x") {
+      const name = `llama-server (HTTP, ${concurrentRequests} at once)`;
+      const inner = serverRow(
+        name,
+        startLlamaServer(options, name, concurrentRequests),
+        llamaServerBody,
+        "completions",
       );
+      targets.push(new ConcurrentTarget(inner, concurrentRequests));
     }
   }
   for (const remote of options.remotes) targets.push(remoteTarget(remote));

@@ -3,7 +3,10 @@
 // figures include everything a tessera user pays (formatting, the thunk, the bounded queue).
 import type { Backend } from "../../core/backend.js";
 import { CBlock } from "../../core/cblock.js";
+import type { Context } from "../../core/context.js";
 import type { ModelOptions } from "../../core/model-options.js";
+import { Message } from "../../messages/components/message.js";
+import { ChatContext } from "../../stdlib/contexts/chat-context.js";
 import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchTargetUnavailableError } from "../errors/bench-target-unavailable-error.js";
@@ -19,13 +22,22 @@ export interface BackendTargetOptions {
   countTokens?(backend: Backend, text: string): Promise<number>;
   /** Options added to every generation (for example logits capture). */
   modelOptions?: ModelOptions;
+  /**
+   * Measure the second turn of a chat: each run first answers the prompt as a user message (untimed), then
+   * times a short follow-up in the same ChatContext, whose history's KV cells the backend can reuse.
+   */
+  secondTurn?: boolean;
 }
+
+/** The follow-up of a second-turn run: short and fixed, so its first token is all about the history. */
+export const secondTurnMessage = "Thank you. Now say it again in other words.";
 
 export class BackendTarget implements BenchTarget {
   readonly name: string;
   readonly transport: "in-process" | "http";
   readonly #options: BackendTargetOptions;
   #backend: Backend | undefined;
+  #history: Context | undefined;
 
   constructor(options: BackendTargetOptions) {
     this.name = options.name;
@@ -56,12 +68,35 @@ export class BackendTarget implements BenchTarget {
     return this.#options.countTokens(this.#backend, text);
   }
 
+  async prepareRun(request: StreamRequest): Promise<void> {
+    if (this.#options.secondTurn !== true) return;
+    const first = await this.#backend!.generateFromContext(
+      new Message("user", request.prompt),
+      new ChatContext(),
+      {
+        modelOptions: { temperature: 0, maxNewTokens: request.maxTokens, ...this.#options.modelOptions },
+        signal: request.signal,
+      },
+    );
+    await first.thunk.avalue();
+    this.#history = first.context;
+  }
+
   async stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome> {
     const backend = this.#backend!;
-    const { thunk } = await backend.generateFromContext(new CBlock(request.prompt), new SimpleContext(), {
-      modelOptions: { temperature: 0, maxNewTokens: request.maxTokens, ...this.#options.modelOptions },
-      signal: request.signal,
-    });
+    const history = this.#history;
+    this.#history = undefined;
+    const modelOptions = { temperature: 0, maxNewTokens: request.maxTokens, ...this.#options.modelOptions };
+    const { thunk } =
+      history === undefined
+        ? await backend.generateFromContext(new CBlock(request.prompt), new SimpleContext(), {
+            modelOptions,
+            signal: request.signal,
+          })
+        : await backend.generateFromContext(new Message("user", secondTurnMessage), history, {
+            modelOptions,
+            signal: request.signal,
+          });
     let first = true;
     for await (const delta of thunk) {
       if (first) {

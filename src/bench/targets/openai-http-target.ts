@@ -4,6 +4,9 @@
 import { SseDecoder } from "../../backends/openai/sse-decoder.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchStreamError } from "../errors/bench-stream-error.js";
+import { secondTurnMessage } from "./backend-target.js";
+
+type ChatMessage = { role: "user" | "assistant"; content: string };
 
 export interface OpenAIHttpTargetOptions {
   name: string;
@@ -13,6 +16,12 @@ export interface OpenAIHttpTargetOptions {
   apiKey?: string;
   /** "chat" (default) posts /chat/completions with one user message; "completions" posts the raw prompt. */
   api?: "chat" | "completions";
+  /**
+   * Measure the second turn of a chat (api "chat" only): each run first sends the prompt and reads the
+   * whole answer (untimed), then times a short follow-up with that history, whose KV cells the server can
+   * reuse.
+   */
+  secondTurn?: boolean;
   /** Extra request fields, e.g. { ignore_eos: true } for llama-server. */
   extraBody?: Record<string, unknown>;
   /** Runs before the first request (start a server); may throw BenchTargetUnavailableError. */
@@ -30,6 +39,7 @@ export class OpenAIHttpTarget implements BenchTarget {
   readonly transport = "http" as const;
   readonly name: string;
   readonly #options: OpenAIHttpTargetOptions;
+  #history: ChatMessage[] | undefined;
 
   constructor(options: OpenAIHttpTargetOptions) {
     this.name = options.name;
@@ -44,13 +54,40 @@ export class OpenAIHttpTarget implements BenchTarget {
     await this.#options.close?.();
   }
 
+  async prepareRun(request: StreamRequest): Promise<void> {
+    if (this.#options.secondTurn !== true) return;
+    let answer = "";
+    await this.#send(request, [{ role: "user", content: request.prompt }], {
+      firstByte() {},
+      content(text) {
+        answer += text;
+      },
+    });
+    this.#history = [
+      { role: "user", content: request.prompt },
+      { role: "assistant", content: answer },
+    ];
+  }
+
   async stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome> {
+    const history = this.#history;
+    this.#history = undefined;
+    const messages: ChatMessage[] =
+      history === undefined
+        ? [{ role: "user", content: request.prompt }]
+        : [...history, { role: "user", content: secondTurnMessage }];
+    return this.#send(request, messages, observer);
+  }
+
+  async #send(
+    request: StreamRequest,
+    messages: ChatMessage[],
+    observer: StreamObserver,
+  ): Promise<StreamOutcome> {
     const api = this.#options.api ?? "chat";
     const body = {
       model: this.#options.model,
-      ...(api === "chat"
-        ? { messages: [{ role: "user", content: request.prompt }] }
-        : { prompt: request.prompt }),
+      ...(api === "chat" ? { messages } : { prompt: request.prompt }),
       max_tokens: request.maxTokens,
       temperature: 0,
       stream: true,

@@ -8,7 +8,7 @@ import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
 import { ttfbChart, ttfbMarkdown, ttfbStagesChart, ttfbStagesMarkdown } from "../../bench/ttfb-report.js";
-import { type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
+import { concurrentRequests, type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
 import {
   benchCommandLine,
   defaultBenchOut,
@@ -98,9 +98,13 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   };
   const stages = ttfbStagesMarkdown(result);
   const rowWork =
-    "Work per row: the in-process rows (tessera, node-llama-cpp) render the model's chat template around " +
-    "the prompt; `tessera serve` does too (/v1/chat/completions); llama-server takes bare text " +
-    "(/v1/completions: its chat endpoint rejects the random-weight model's output).";
+    "Work per row: the in-process rows (tessera, node-llama-cpp) and the C++ greedy runner render the model's " +
+    "chat template around the prompt (the runner with llama.cpp's built-in template matcher, its times from its " +
+    "own clock); `tessera serve` and llama-server both take bare text on /v1/completions (llama-server's chat " +
+    "endpoint rejects the random-weight model's output). The 2nd-turn rows answer the prompt first (untimed) and " +
+    "time a short follow-up in the same chat (serve: /v1/chat/completions), whose history's KV cells can be " +
+    `reused. The "at once" rows send ${concurrentRequests} requests together to a server with ${concurrentRequests} slots; ` +
+    "their first token is the median of the requests'.";
   await publishBenchResult({
     out: flags.out,
     name: "ttfb",

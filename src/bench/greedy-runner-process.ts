@@ -1,0 +1,161 @@
+// The minimal C++ greedy runner (benchmarks/greedy-runner/) as a child process in its stdin "serve" mode:
+// the model stays loaded, and each request is one JSON line answered by one. Its times come from its own
+// clock, so the pipe between the processes is never part of a figure.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import { prebuiltLibraryFolder } from "../backends/llamacpp/native-addon.js";
+import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
+import { packageRoot } from "./peer-binaries.js";
+
+export const greedyRunnerName = "greedy runner (C++)";
+
+/** One greedy generation as the runner reports it (ms from its request start, before the template). */
+export interface GreedyRunnerGeneration {
+  promptTokens: number;
+  templateMs: number;
+  tokenizeMs: number;
+  firstTokenMs: number;
+  generatedTokens: number;
+  decodeTokensPerSecond: number;
+  times: number[];
+  pieces: string[];
+}
+
+export interface GreedyRunnerOptions {
+  modelPath: string;
+  threads: number;
+  contextSize: number;
+  batchSize?: number;
+  /** Render the model's chat template (llama.cpp's built-in matcher) around every prompt. */
+  chat: boolean;
+}
+
+/**
+ * The runner binary: $TESSERA_GREEDY_RUNNER, else .cache/greedy-runner/greedy-runner, built on first use
+ * with benchmarks/greedy-runner/build.mjs (one g++ call). Throws BenchTargetUnavailableError saying why
+ * when it cannot be had (no benchmarks/ folder in an installed package, no compiler, no headers).
+ */
+export function greedyRunnerBinary(): string {
+  const override = process.env.TESSERA_GREEDY_RUNNER;
+  if (override) {
+    if (existsSync(override)) return override;
+    throw new BenchTargetUnavailableError(
+      greedyRunnerName,
+      `TESSERA_GREEDY_RUNNER=${override} does not exist`,
+    );
+  }
+  const root = packageRoot();
+  const script = join(root, "benchmarks", "greedy-runner", "build.mjs");
+  if (!existsSync(script)) {
+    throw new BenchTargetUnavailableError(
+      greedyRunnerName,
+      "benchmarks/greedy-runner/ is not here (it ships with the repository, not the package); set TESSERA_GREEDY_RUNNER",
+    );
+  }
+  try {
+    // The script prints the binary's path and rebuilds only when the source is newer.
+    return execFileSync(process.execPath, [script], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+      .trim()
+      .split("\n")
+      .at(-1)!;
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim().split("\n").at(-1);
+    throw new BenchTargetUnavailableError(
+      greedyRunnerName,
+      `could not build it: ${stderr || (error instanceof Error ? error.message : String(error))}`,
+      { cause: error },
+    );
+  }
+}
+
+export class GreedyRunnerProcess {
+  readonly #child: ChildProcess;
+  readonly #lines: Interface;
+  readonly #waiting: Array<{ resolve: (line: string) => void; reject: (error: Error) => void }> = [];
+  #stderr = "";
+  #exit: Error | null = null;
+  /** Whether the runner renders a chat template (false when the model has none). */
+  chatTemplate = false;
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+    child.stderr?.on("data", (chunk: Buffer) => {
+      this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-2000);
+    });
+    this.#lines = createInterface({ input: child.stdout! });
+    this.#lines.on("line", (line) => this.#waiting.shift()?.resolve(line));
+    child.once("exit", (code, signal) => {
+      this.#exit = new Error(
+        `the greedy runner exited (${code ?? signal}): ${this.#stderr.trim().split("\n").at(-1) ?? ""}`,
+      );
+      for (const waiter of this.#waiting.splice(0)) waiter.reject(this.#exit);
+    });
+  }
+
+  static async start(options: GreedyRunnerOptions): Promise<GreedyRunnerProcess> {
+    const binary = greedyRunnerBinary();
+    const libraries = process.env.TESSERA_LLAMA_LIBRARIES_DIR ?? prebuiltLibraryFolder("");
+    if (libraries === undefined) {
+      throw new BenchTargetUnavailableError(
+        greedyRunnerName,
+        "node-llama-cpp's prebuilt libraries are missing",
+      );
+    }
+    const args = [
+      ...["--mode", "serve", "--model", options.modelPath, "--libs", libraries],
+      ...["--threads", String(options.threads), "--context", String(options.contextSize)],
+      ...(options.batchSize !== undefined ? ["--batch", String(options.batchSize)] : []),
+      ...(options.chat ? ["--chat"] : []),
+    ];
+    const child = spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const runner = new GreedyRunnerProcess(child);
+    const spawnError = new Promise<never>((_, reject) => child.once("error", reject));
+    try {
+      const ready = JSON.parse(await Promise.race([runner.#next(), spawnError])) as {
+        chatTemplate?: boolean;
+      };
+      runner.chatTemplate = ready.chatTemplate === true;
+    } catch (error) {
+      runner.close();
+      throw new BenchTargetUnavailableError(
+        greedyRunnerName,
+        `could not start: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    return runner;
+  }
+
+  #next(): Promise<string> {
+    if (this.#exit !== null) return Promise.reject(this.#exit);
+    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+  }
+
+  async #request(payload: Record<string, unknown>): Promise<string> {
+    const answer = this.#next();
+    this.#child.stdin!.write(`${JSON.stringify(payload)}\n`);
+    return answer;
+  }
+
+  /** Greedy decode of `prompt` for `maxTokens` tokens, with every piece's time. */
+  async generate(prompt: string, maxTokens: number): Promise<GreedyRunnerGeneration> {
+    return JSON.parse(await this.#request({ prompt, maxTokens })) as GreedyRunnerGeneration;
+  }
+
+  /** llama-bench's tg test on the prebuilt libraries: `tokens` random tokens after `depth` cached cells. */
+  async tokenGeneration(tokens: number, depth: number): Promise<number> {
+    return (JSON.parse(await this.#request({ tg: tokens, depth })) as { tokensPerSecond: number })
+      .tokensPerSecond;
+  }
+
+  close(): void {
+    this.#child.stdin?.end();
+    if (this.#exit === null) this.#child.kill();
+  }
+}

@@ -1,0 +1,51 @@
+// A row that sends several requests at once to one target (a server started with that many slots) and
+// reports, per run, the median of the requests' first tokens: what a user of a shared server waits for.
+// Each request gets its own prompt (the run's prompt with its number appended), so no cache is shared.
+import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
+import { median } from "../stats.js";
+
+export class ConcurrentTarget implements BenchTarget {
+  readonly name: string;
+  readonly transport: "in-process" | "http";
+  readonly #inner: BenchTarget;
+  readonly #requests: number;
+
+  constructor(inner: BenchTarget, requests: number) {
+    this.#inner = inner;
+    this.#requests = requests;
+    this.name = inner.name;
+    this.transport = inner.transport;
+  }
+
+  prepare(signal: AbortSignal): Promise<void> {
+    return this.#inner.prepare(signal);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  /**
+   * Hands the observer one piece, at the median of the requests' first content arrivals; decode speed
+   * is not measured here (a shared server's rate per request is another benchmark).
+   */
+  async stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome> {
+    const firsts = await Promise.all(
+      Array.from({ length: this.#requests }, async (_, index) => {
+        let first = null as number | null;
+        const recorder: StreamObserver = {
+          firstByte() {},
+          content(text, arrivedAt) {
+            if (text !== "") first ??= arrivedAt ?? performance.now();
+          },
+        };
+        await this.#inner.stream({ ...request, prompt: `${request.prompt} (${index + 1})` }, recorder);
+        return first;
+      }),
+    );
+    const arrived = firsts.filter((at): at is number => at !== null);
+    const middle = median(arrived);
+    if (middle !== null) observer.content("·", middle);
+    return { completionTokens: null };
+  }
+}
