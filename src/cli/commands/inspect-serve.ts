@@ -1,10 +1,10 @@
 // `tessera inspect --serve`: the live inspector on 127.0.0.1 (a page that streams tokens, forks at any
 // token by copying KV cells, and re-samples with other settings). It prints the page's URL with its
 // per-run token and opens nothing; Ctrl-C stops it.
+import { basename } from "node:path";
 import { loadLlamaModel } from "../../backends/llamacpp/llama-model.js";
 import { startInspectorServer } from "../../inspector/live/inspector-server.js";
 import { InspectorSession } from "../../inspector/live/inspector-session.js";
-import { defaultCliModel } from "../default-models.js";
 import type { ModelFlags } from "../model-flags.js";
 import { resolveModelPath } from "../open-model.js";
 
@@ -14,6 +14,7 @@ export interface InspectServeFlags extends ModelFlags {
 }
 
 export async function serveInspector(flags: InspectServeFlags): Promise<void> {
+  // The same model `run` uses when --model is not given (resolveModelPath knows the default).
   const path = await resolveModelPath(flags.model);
   const model = await loadLlamaModel(path);
   const context = await model.createContext({
@@ -21,7 +22,7 @@ export async function serveInspector(flags: InspectServeFlags): Promise<void> {
     ...(flags.threads !== undefined && { threads: flags.threads }),
     ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
   });
-  const session = new InspectorSession(model, context, flags.model ?? defaultCliModel);
+  const session = new InspectorSession(model, context, flags.model ?? basename(path, ".gguf"));
   let server: Awaited<ReturnType<typeof startInspectorServer>>;
   try {
     server = await startInspectorServer({ session, port: flags.port });
