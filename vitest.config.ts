@@ -72,7 +72,11 @@ const unit = [
   "test/stdlib/token-signals.test.ts",
   "test/strategies/pooled-strategies.test.ts",
 ];
-const browser = ["test/cli/inspect-and-chat.test.ts", "test/cli/inspector-browser.test.ts"];
+const browser = [
+  "test/cli/inspect-and-chat.test.ts",
+  "test/cli/inspector-browser.test.ts",
+  "test/browser/**/*.test.ts",
+];
 const reliability = ["test/reliability/**/*.test.ts"];
 
 // Native tests run in forked processes (a crash in llama.cpp must not take the runner down),

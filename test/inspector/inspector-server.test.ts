@@ -134,7 +134,7 @@ describe("the live inspector server", () => {
     const forkView = await session.settled(fork.id);
     expect(forkView.tokens).toHaveLength(12);
     expect(forkView.parentId).toBe(root.id);
-    expect(forkView.forkToken.token).toBe(alternative);
+    expect(forkView.forkToken?.token).toBe(alternative);
 
     const resampled = await httpRequest(server.port, `/api/branches/${fork.id}/resample`, {
       method: "POST",
