@@ -14,6 +14,14 @@ import { loadTinyModel } from "../native/tiny-model.js";
 const artifacts = join(process.cwd(), "test-artifacts");
 
 type ViolationWindow = { __violations: string[] };
+// The test's tsconfig has no DOM library: the little of it that the page checks use.
+type PageGlobal = {
+  document: {
+    querySelectorAll(selector: string): { length: number };
+    querySelector(selector: string): { textContent: string | null } | null;
+    getElementById(id: string): { textContent: string | null } | null;
+  };
+};
 
 describe("the live inspector page in Chromium", () => {
   let model: LlamaModel;
@@ -62,7 +70,10 @@ describe("the live inspector page in Chromium", () => {
 
   it("streams, shows alternatives, branches by a KV fork, compares and re-samples", async () => {
     const { page, problems, foreign } = await openPage();
-    await page.waitForFunction(() => document.getElementById("sequence-count")?.textContent === "2");
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as PageGlobal).document.getElementById("sequence-count")?.textContent === "2",
+    );
     await page.fill("#prompt", "Once upon a time, in a land far away, there lived");
     await page.fill("#s-temperature", "1");
     // top-k 2: the third raw candidate of every token is removed by top-k.
@@ -70,11 +81,19 @@ describe("the live inspector page in Chromium", () => {
     await page.fill("#s-seed", "5");
     await page.fill("#s-maxTokens", "16");
     await page.click("#generate");
-    await page.waitForFunction(() => document.querySelectorAll(".view .token").length === 16);
-    await page.waitForFunction(() => document.querySelector(".view .stats")?.textContent?.startsWith("done"));
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageGlobal).document.querySelectorAll(".view .token").length === 16,
+    );
+    await page.waitForFunction(() =>
+      (globalThis as unknown as PageGlobal).document
+        .querySelector(".view .stats")
+        ?.textContent?.startsWith("done"),
+    );
     // Coloured by probability: the background is set per token.
     const colours = await page.$$eval(".view .token", (tokens) =>
-      tokens.map((token) => (token as HTMLElement).style.backgroundColor),
+      tokens.map(
+        (token) => (token as unknown as { style: { backgroundColor: string } }).style.backgroundColor,
+      ),
     );
     expect(colours.every((colour) => colour.startsWith("rgb"))).toBe(true);
     await page.screenshot({ path: join(artifacts, "inspector-live-streamed.png"), fullPage: true });
@@ -105,11 +124,20 @@ describe("the live inspector page in Chromium", () => {
     const before = await page.$$eval(".tree-item", (items) => items.length);
     expect(before).toBe(1);
     await page.click("#details button.branch-here");
-    await page.waitForFunction(() => document.querySelectorAll(".tree-item").length === 2);
-    // The new branch is shown next to its parent, and streams its own tokens after the fork point.
-    await page.waitForFunction(() => document.querySelectorAll(".views.comparing .view").length === 2);
     await page.waitForFunction(
-      () => document.querySelector('.view[data-branch="2"] .stats')?.textContent?.startsWith("done") === true,
+      () => (globalThis as unknown as PageGlobal).document.querySelectorAll(".tree-item").length === 2,
+    );
+    // The new branch is shown next to its parent, and streams its own tokens after the fork point.
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as PageGlobal).document.querySelectorAll(".views.comparing .view").length ===
+        2,
+    );
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as PageGlobal).document
+          .querySelector('.view[data-branch="2"] .stats')
+          ?.textContent?.startsWith("done") === true,
     );
     const forkTitle = await page.textContent('.view[data-branch="2"] h3');
     expect(forkTitle).toContain("fork of #1 at token 4");
@@ -128,9 +156,14 @@ describe("the live inspector page in Chromium", () => {
     await page.fill("#s-topK", "");
     await page.fill("#s-maxTokens", "6");
     await page.click("#resample");
-    await page.waitForFunction(() => document.querySelectorAll(".tree-item").length === 3);
     await page.waitForFunction(
-      () => document.querySelector('.view[data-branch="3"] .stats')?.textContent?.startsWith("done") === true,
+      () => (globalThis as unknown as PageGlobal).document.querySelectorAll(".tree-item").length === 3,
+    );
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as PageGlobal).document
+          .querySelector('.view[data-branch="3"] .stats')
+          ?.textContent?.startsWith("done") === true,
     );
     expect(await page.textContent('.view[data-branch="3"] h3')).toContain("re-sample of #2 from token 3");
     expect(await page.textContent(".lru-note")).toContain("least recently used");
