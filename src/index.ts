@@ -1,5 +1,6 @@
 // Public API of tessera. Every public name is listed explicitly, one block per layer.
 
+export type { NativeContextCounters as LlamaContextCounters } from "./backends/llamacpp/addon-types.js";
 // --- backends/llamacpp ---
 export type { ForkSource } from "./backends/llamacpp/branches/fork-prompt.js";
 export {
@@ -62,7 +63,6 @@ export {
   loadLlamaModel,
   type TokenizeOptions,
 } from "./backends/llamacpp/llama-model.js";
-export type { NativeContextCounters as LlamaContextCounters } from "./backends/llamacpp/native-addon.js";
 export type { GenerateTokensOptions, LogitsCapture } from "./backends/llamacpp/native-generate-options.js";
 export {
   type TokenBatch,

@@ -6,8 +6,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { prebuiltLibraryFolder } from "../backends/llamacpp/native-addon.js";
+import { packageRoot } from "../support/package-folders.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
-import { packageRoot } from "./peer-binaries.js";
 
 export const greedyRunnerName = "greedy runner (C++)";
 

@@ -1,8 +1,8 @@
 // Where llama.cpp's own llama-bench and llama-server are: $TESSERA_LLAMA_BENCH / $TESSERA_LLAMA_SERVER, or
 // the build of `npm run bench:peers` (scripts/bench-peers.mjs) under .cache/bench-peers/<tag>/build/bin.
 import { existsSync, readdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { packageRoot } from "../support/package-folders.js";
 
 export type PeerBinaryName = "llama-bench" | "llama-server";
 
@@ -10,11 +10,6 @@ const environmentOverrides: Record<PeerBinaryName, string> = {
   "llama-bench": "TESSERA_LLAMA_BENCH",
   "llama-server": "TESSERA_LLAMA_SERVER",
 };
-
-/** The package root, from src/bench/ or dist/bench/. */
-export function packageRoot(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-}
 
 /** The binary's path, or null with nothing built. */
 export function findPeerBinary(name: PeerBinaryName): string | null {

@@ -8,9 +8,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
+import { packageRoot } from "../support/package-folders.js";
 import type { BenchTarget } from "./bench-target.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
-import { findPeerBinary, packageRoot, peerMissingNote } from "./peer-binaries.js";
+import { findPeerBinary, peerMissingNote } from "./peer-binaries.js";
 import { type RemoteSpec, remoteTarget } from "./remote-targets.js";
 import { freePort, ServerProcess } from "./server-process.js";
 import { BackendTarget } from "./targets/backend-target.js";

@@ -5,26 +5,19 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, open, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { findPackageFolder } from "../support/package-folders.js";
 import { GgufVocabUnavailableError } from "./errors/gguf-vocab-unavailable-error.js";
 import { prepareModelsFolder } from "./prepare-models-folder.js";
 
 export const vocabularyNames = ["llama-spm", "llama-bpe"] as const;
 export type VocabularyName = (typeof vocabularyNames)[number];
 
-const bundleRelativePath = join("node_modules", "node-llama-cpp", "llama", "gitRelease.bundle");
-
-/** Finds node-llama-cpp's bundle by walking up from this file (works from src/ and dist/). */
+/** node-llama-cpp's llama.cpp source bundle, where node_modules has it (from src/ and dist/ alike). */
 export function findLlamaCppBundle(): string | undefined {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(directory, bundleRelativePath);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(directory);
-    if (parent === directory) return undefined;
-    directory = parent;
-  }
+  const root = findPackageFolder("node-llama-cpp");
+  const candidate = root === undefined ? undefined : join(root, "llama", "gitRelease.bundle");
+  return candidate !== undefined && existsSync(candidate) ? candidate : undefined;
 }
 
 function runGit(arguments_: readonly string[], stdoutPath?: string): Promise<void> {
@@ -58,7 +51,10 @@ export async function ensureVocabularyFile(name: VocabularyName, cacheDirectory:
   if (existsSync(target)) return target;
   const bundle = findLlamaCppBundle();
   if (bundle === undefined) {
-    throw new GgufVocabUnavailableError({ vocab: name, problem: `${bundleRelativePath} was not found` });
+    throw new GgufVocabUnavailableError({
+      vocab: name,
+      problem: "node_modules/node-llama-cpp/llama/gitRelease.bundle was not found",
+    });
   }
   await prepareModelsFolder(cacheDirectory, "TESSERA_MODELS_DIR");
   const work = await mkdtemp(join(cacheDirectory, ".tmp-bundle-"));

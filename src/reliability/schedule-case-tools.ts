@@ -1,8 +1,9 @@
 // What every schedule-fuzz case gets from its child process: the shared model (loaded once per
 // child, both through the library and the raw addon), a pool of prompt tokens, the watchdog, and a
 // place to note errors that are not the typed errors a caller may expect.
+
+import type { NativeModel } from "../backends/llamacpp/addon-types.js";
 import type { LlamaModel } from "../backends/llamacpp/llama-model.js";
-import type { NativeModel } from "../backends/llamacpp/native-addon.js";
 import { TesseraError } from "../core/errors/tessera-error.js";
 import type { RaceMoment } from "./schedule-plan.js";
 import type { ScheduleWatchdog } from "./schedule-watchdog.js";

@@ -2,11 +2,8 @@
 // native queue (capacity 1–8, n up to the capacity), one or two generations on a context, stopped by
 // abort() or by disposing the context or the model. Back-pressure wake-ups race most here.
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  loadNativeAddon,
-  type NativeContext,
-  type NativeGeneration,
-} from "../backends/llamacpp/native-addon.js";
+import type { NativeContext, NativeGeneration } from "../backends/llamacpp/addon-types.js";
+import { loadNativeAddon } from "../backends/llamacpp/native-addon.js";
 import { type CaseTools, settleExpected } from "./schedule-case-tools.js";
 import { paceConsumer } from "./schedule-consumer.js";
 import type { RawPullCase } from "./schedule-plan.js";

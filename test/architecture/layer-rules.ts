@@ -1,18 +1,20 @@
 // The layer directions of ../shared/design/architecture.md, as data: which src/ areas each area may import.
 // core/ ← messages/, formatting/, gguf/ ← backends/* ← stdlib/ ← server/, cli/. The areas outside the
 // diagram sit where their imports put them: testing/ (the scripted backend) and training/ beside the
-// backends, bench/ beside stdlib, reliability/ with the entry points.
+// backends, bench/ beside stdlib, reliability/ with the entry points. support/ sits below everything
+// that may do I/O (core/ may not): package-folder lookups that gguf/, the backends and bench/ share.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
-const layer1 = ["core", "messages", "gguf"];
+const layer1 = ["core", "messages", "gguf", "support"];
 const backends = ["backends/llamacpp", "backends/openai"];
 
 /** Area → the other areas its files may import. An area missing here fails the test: place it first. */
 export const allowedImports: Readonly<Record<string, readonly string[]>> = {
   core: [],
+  support: [],
   messages: ["core"],
-  gguf: ["core"],
+  gguf: ["core", "support"],
   formatting: ["core", "messages"],
   testing: ["core"],
   "backends/llamacpp": [...layer1, "formatting"],

@@ -3,10 +3,10 @@
 // the process. The hooks build throws from the same places on demand; each throw must fail only the
 // generation it happened in, with a typed error and its partial text, and leave the context usable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
 import { NativeGenerationError } from "../../src/backends/llamacpp/errors/native-generation-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import type { NativeTestHooks } from "../../src/backends/llamacpp/native-addon.js";
 import { useHooksAddon } from "./hooks-addon.js";
 import { loadTinyModel } from "./tiny-model.js";
 

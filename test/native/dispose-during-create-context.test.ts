@@ -6,8 +6,8 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { LlamaDisposedError } from "../../src/backends/llamacpp/errors/llama-disposed-error.js";
-import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { packageRoot } from "../../src/support/package-folders.js";
 import { hooksAddonPath, useHooksAddon } from "./hooks-addon.js";
 import { loadTinyModel } from "./tiny-model.js";
 

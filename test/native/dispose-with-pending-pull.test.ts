@@ -5,7 +5,7 @@
 // dispose() comes in, so before the fix this hung every time.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NativeModel, NativeTestHooks } from "../../src/backends/llamacpp/native-addon.js";
+import type { NativeModel, NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
 import { useHooksAddon } from "./hooks-addon.js";
 import { createRawContext, loadRawTinyModel } from "./tiny-model.js";
 

@@ -4,11 +4,9 @@
 // time before its fix. A test file that imports this uses it for all of its native calls.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import {
-  loadNativeAddon,
-  type NativeTestHooks,
-  packageRoot,
-} from "../../src/backends/llamacpp/native-addon.js";
+import type { NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
+import { loadNativeAddon } from "../../src/backends/llamacpp/native-addon.js";
+import { packageRoot } from "../../src/support/package-folders.js";
 
 // TESSERA_TEST_HOOKS_ADDON points the tests at another hooks build, e.g. one with a fix reverted, to
 // check that its regression test fails without the fix.

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { packageRoot } from "../../src/support/package-folders.js";
 
 const run = promisify(execFile);
 const fixture = new URL("./fixtures/exit-while-decoding.mjs", import.meta.url).pathname;

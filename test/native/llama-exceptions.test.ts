@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
+import { packageRoot } from "../../src/support/package-folders.js";
 
 const run = promisify(execFile);
 const fixture = new URL("./fixtures/llama-exceptions.mjs", import.meta.url).pathname;

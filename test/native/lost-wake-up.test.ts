@@ -4,11 +4,7 @@
 // open for 20 ms, far longer than one decode step of the tiny model, so before the fix every run hung.
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type {
-  NativeContext,
-  NativeModel,
-  NativeTestHooks,
-} from "../../src/backends/llamacpp/native-addon.js";
+import type { NativeContext, NativeModel, NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
 import { useHooksAddon } from "./hooks-addon.js";
 import { createRawContext, loadRawTinyModel } from "./tiny-model.js";
 

@@ -7,7 +7,7 @@ import type {
   NativeContext,
   NativeGenerateOptions,
   NativeModel,
-} from "../../src/backends/llamacpp/native-addon.js";
+} from "../../src/backends/llamacpp/addon-types.js";
 import { createRawContext, loadRawTinyModel } from "./tiny-model.js";
 
 describe("a processed row that is not finite", () => {

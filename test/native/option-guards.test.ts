@@ -10,7 +10,6 @@ import { IncompatibleOptionsError } from "../../src/backends/llamacpp/errors/inc
 import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
 import type { TokenEvent } from "../../src/backends/llamacpp/token-stream.js";
 import { vocabularyCacheDirectory } from "../../src/gguf/default-model.js";
@@ -18,6 +17,7 @@ import { writeGgufFile } from "../../src/gguf/gguf-writer.js";
 import { synthesizeLlamaModel } from "../../src/gguf/llama-synthesizer.js";
 import { modelPresets } from "../../src/gguf/model-presets.js";
 import { loadVocabulary } from "../../src/gguf/vocabulary.js";
+import { packageRoot } from "../../src/support/package-folders.js";
 import { loadTinyModel } from "./tiny-model.js";
 
 const fixture = new URL("./fixtures/unguarded-context.mjs", import.meta.url).pathname;

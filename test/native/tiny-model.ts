@@ -1,12 +1,13 @@
 // Shared by the native tests: one load of the generated tiny model per test file (each file runs in
 // its own forked process), one thread, small contexts.
+
+import type {
+  NativeContext,
+  NativeContextOptions,
+  NativeModel,
+} from "../../src/backends/llamacpp/addon-types.js";
 import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import {
-  loadNativeAddon,
-  type NativeContext,
-  type NativeContextOptions,
-  type NativeModel,
-} from "../../src/backends/llamacpp/native-addon.js";
+import { loadNativeAddon } from "../../src/backends/llamacpp/native-addon.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
 
 export async function loadTinyModel(): Promise<LlamaModel> {

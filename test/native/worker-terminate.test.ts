@@ -5,8 +5,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { packageRoot } from "../../src/backends/llamacpp/native-addon.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { packageRoot } from "../../src/support/package-folders.js";
 import { hooksAddonPath } from "./hooks-addon.js";
 
 const fixture = new URL("./fixtures/terminate-busy-worker.mjs", import.meta.url).pathname;

@@ -1,9 +1,9 @@
 // createContext's option checks. Each bound stands for a llama.cpp assertion or failure that our
 // options reach (docs/native-assertions.md); everything here runs before any native call.
 import { totalmem } from "node:os";
+import type { NativeContextOptions, NativeModelMetadata } from "./addon-types.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import type { LlamaContextOptions } from "./llama-context.js";
-import type { NativeContextOptions, NativeModelMetadata } from "./native-addon.js";
 import { maximumContextCells, maximumMicroBatch, maximumSequences, maximumThreads } from "./native-limits.js";
 import { checkBoolean, checkInteger, rejectUnknownOptions } from "./native-option-checks.js";
 import { physicalCoreCount } from "./native-thread-count.js";

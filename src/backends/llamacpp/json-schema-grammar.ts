@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { findPackageFolder } from "../../support/package-folders.js";
 import { GrammarError } from "./errors/grammar-error.js";
 import { type GrammarJsonSchema, normalizeJsonSchema } from "./json-schema-normalizer.js";
-import { findPackageFolder } from "./native-addon.js";
 
 type GrammarGenerator = (schema: GrammarJsonSchema, options: { allowNewLines: boolean }) => string;
 

@@ -1,14 +1,14 @@
 import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
-import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
-import { GrammarError } from "./errors/grammar-error.js";
-import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
-import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import type {
   NativeContext,
   NativeContextCounters,
   NativeContextInfo,
   NativeGeneration,
-} from "./native-addon.js";
+} from "./addon-types.js";
+import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
+import { GrammarError } from "./errors/grammar-error.js";
+import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { type GenerateTokensOptions, resolveGenerateOptions } from "./native-generate-options.js";
 import { checkTokens } from "./native-option-checks.js";
 import { TokenStream } from "./token-stream.js";

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { GgufFileInfo } from "../../gguf/gguf-file-info.js";
 import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { findLlamaCppHazards } from "../../gguf/llama-cpp-hazards.js";
+import type { NativeContext, NativeModel, NativeModelMetadata } from "./addon-types.js";
 import { resolveContextOptions } from "./context-option-checks.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
@@ -13,12 +14,7 @@ import { UnsupportedModelFileError } from "./errors/unsupported-model-file-error
 import type { GpuBackendAttempt } from "./gpu/gpu-backend-attempt.js";
 import { type LlamaModelGpu, resolveOffload } from "./gpu/gpu-offload.js";
 import { LlamaContext, type LlamaContextOptions } from "./llama-context.js";
-import {
-  loadNativeAddon,
-  type NativeContext,
-  type NativeModel,
-  type NativeModelMetadata,
-} from "./native-addon.js";
+import { loadNativeAddon } from "./native-addon.js";
 import {
   checkBoolean,
   checkInteger,

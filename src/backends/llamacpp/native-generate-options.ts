@@ -1,9 +1,9 @@
 import { randomInt } from "node:crypto";
 import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
+import type { NativeGenerateOptions } from "./addon-types.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { checkGrammarLimits } from "./grammar-limits.js";
-import type { NativeGenerateOptions } from "./native-addon.js";
 import {
   float32Maximum,
   maximumAbsolutePenalty,

@@ -1,13 +1,13 @@
 import { GenerationAbortedError } from "../../core/errors/generation-aborted-error.js";
 import { TesseraError } from "../../core/errors/tessera-error.js";
-import { NativeGenerationError } from "./errors/native-generation-error.js";
-import { NonFiniteLogitsError } from "./errors/non-finite-logits-error.js";
 import type {
   NativeEventBatch,
   NativeGeneration,
   NativeGenerationStats,
   NativeLogitsColumns,
-} from "./native-addon.js";
+} from "./addon-types.js";
+import { NativeGenerationError } from "./errors/native-generation-error.js";
+import { NonFiniteLogitsError } from "./errors/non-finite-logits-error.js";
 
 /** One captured logits vector at one generated token (raw or processed). */
 export interface TokenLogits {

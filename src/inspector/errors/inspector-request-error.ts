@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
 
 const marker = Symbol.for("tessera.error.InspectorRequestError");
@@ -5,6 +6,7 @@ const marker = Symbol.for("tessera.error.InspectorRequestError");
 /** A live-inspector API request that names a field wrongly: answered with `status` and the field's name. */
 export class InspectorRequestError extends TesseraError {
   readonly [marker] = true;
+  override readonly kind: ErrorKind = "invalid-input";
   readonly field: string;
   readonly status: number;
 

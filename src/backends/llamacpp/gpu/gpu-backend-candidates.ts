@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { findPackageFolder } from "../native-addon.js";
+import { findPackageFolder } from "../../../support/package-folders.js";
 
 /** A GPU build of ggml that node-llama-cpp ships for this platform. */
 export interface GpuBackendCandidate {

@@ -1,5 +1,5 @@
+import type { NativeAddon } from "../addon-types.js";
 import { GpuRuntimeLibraryMissingError } from "../errors/gpu-runtime-library-missing-error.js";
-import type { NativeAddon } from "../native-addon.js";
 import type { GpuBackendAttempt } from "./gpu-backend-attempt.js";
 import { type GpuBackendCandidate, gpuBackendCandidates, locateCandidate } from "./gpu-backend-candidates.js";
 import { unresolvedSharedLibraries } from "./shared-library-check.js";

@@ -1,6 +1,6 @@
 import type { GgufFileInfo } from "../../../gguf/gguf-file-info.js";
+import type { NativeAddon } from "../addon-types.js";
 import { GpuUnavailableError } from "../errors/gpu-unavailable-error.js";
-import type { NativeAddon } from "../native-addon.js";
 import type { GpuBackendAttempt } from "./gpu-backend-attempt.js";
 import { resolveGpuBackend } from "./gpu-backend-resolution.js";
 import { type GpuLayerPlan, planGpuLayers } from "./gpu-layer-plan.js";
