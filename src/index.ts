@@ -1,13 +1,13 @@
 // Public API of tessera. Every public name is listed explicitly, one block per layer.
 
 export type { NativeContextCounters as LlamaContextCounters } from "./backends/llamacpp/addon-types.js";
-// --- backends/llamacpp ---
 export type { ForkSource } from "./backends/llamacpp/branches/fork-prompt.js";
 export {
   type BranchGenerateOptions,
   LlamaBranch,
 } from "./backends/llamacpp/branches/llama-branch.js";
 export { type BranchForkOptions, LlamaBranchPool } from "./backends/llamacpp/branches/llama-branch-pool.js";
+// --- backends/llamacpp ---
 // native addon surface (issue 5, native half) and LlamaCppBackend (backend half)
 export {
   type BuiltinChatTemplateName,
@@ -129,6 +129,7 @@ export {
   ComponentParseError,
   ComputedModelOutputThunk,
   ComputedThunkInvariantError,
+  type ConsumeOptions,
   Context,
   ContextCycleError,
   ContextOverflowError,
@@ -143,7 +144,9 @@ export {
   detectAudioFormat,
   downloadBytes,
   type ErrorKind,
+  type ErrorPart,
   extendModelOptionsSchema,
+  type FinishPart,
   GenAi,
   GenAiMetric,
   type GenerateAction,
@@ -175,6 +178,7 @@ export {
   imageLimits,
   type JsonTool,
   type LogitsAlternative,
+  type LogitsPart,
   type LogitsRequest,
   type LogitsStep,
   type LogitsTrace,
@@ -195,8 +199,10 @@ export {
   type PartialValidationState,
   ProviderFieldsTargetError,
   type RawProviderResponse,
+  type ReasoningDeltaPart,
   type Requirement,
   type ResolvedGenerateOptions,
+  type ResponseMetadataPart,
   type SampleActionType,
   type SampleOptions,
   type SampleRun,
@@ -207,23 +213,25 @@ export {
   SamplingStrategy,
   type SamplingStrategyOptions,
   type Span,
+  type StreamPart,
   type StreamPartial,
+  type StreamPartSource,
   type TemplateRepresentation,
   TesseraAttributes,
   TesseraError,
+  type TextDeltaPart,
   ThunkAlreadyComputedError,
   ThunkAlreadyIteratedError,
-  type ThunkDelta,
   ThunkNotStartedError,
-  type ThunkProducer,
-  type ThunkProducerConfig,
   ThunkProducerError,
   type TokenUsage,
   ToolArgumentsError,
+  type ToolCallPart,
   type ToolDefinition,
   tool,
   UnknownModelOptionError,
   UnsupportedInputError,
+  type UsagePart,
   type ValidateOptions,
   ValidationResult,
   type ValidationResultOptions,

@@ -50,7 +50,7 @@ export class BoundedChunkQueue<C> {
     // Waiting whenever others wait keeps concurrent pushes in call order.
     if (this.#occupied >= this.#capacity || this.#spaceWaiters.length > 0) {
       const accepted = await new Promise<boolean>((resolve) => this.#spaceWaiters.push(resolve));
-      if (!accepted || this.#closed) return false;
+      if (!accepted || this.#closed || this.#finished) return false;
     } else {
       this.#occupied += 1;
     }
@@ -64,6 +64,8 @@ export class BoundedChunkQueue<C> {
     if (this.#closed || this.#finished) return false;
     this.#finished = true;
     this.#entries.push(entry);
+    // A push still waiting for space would land after the end: refuse it now.
+    for (const waiter of this.#spaceWaiters.splice(0)) waiter(false);
     this.#wakeConsumer();
     return true;
   }

@@ -77,11 +77,9 @@ export {
   validateModelOptions,
 } from "./model-options.js";
 export {
+  type ConsumeOptions,
   ModelOutputThunk,
   type ModelOutputThunkOptions,
-  type ThunkDelta,
-  type ThunkProducer,
-  type ThunkProducerConfig,
 } from "./model-output-thunk.js";
 export { ModelToolCall } from "./model-tool-call.js";
 export type { RawProviderResponse } from "./raw-provider-response.js";
@@ -103,6 +101,18 @@ export {
   type SamplingStrategyOptions,
 } from "./sampling-strategy.js";
 export { blockify, type Span } from "./span.js";
+export type {
+  ErrorPart,
+  FinishPart,
+  LogitsPart,
+  ReasoningDeltaPart,
+  ResponseMetadataPart,
+  StreamPart,
+  StreamPartSource,
+  TextDeltaPart,
+  ToolCallPart,
+  UsagePart,
+} from "./stream-part.js";
 export {
   applicationScope,
   backendScope,

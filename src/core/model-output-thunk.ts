@@ -4,6 +4,7 @@ import { Component } from "./component.js";
 import type { Context } from "./context.js";
 import { BlockValueTypeError } from "./errors/block-value-type-error.js";
 import { ComponentParseError } from "./errors/component-parse-error.js";
+import { GenerationAbortedError } from "./errors/generation-aborted-error.js";
 import { GenerationCancelledError } from "./errors/generation-cancelled-error.js";
 import { ThunkAlreadyComputedError } from "./errors/thunk-already-computed-error.js";
 import { ThunkAlreadyIteratedError } from "./errors/thunk-already-iterated-error.js";
@@ -13,14 +14,25 @@ import type { GenerateLog } from "./generate-log.js";
 import { GenerateType } from "./generate-type.js";
 import { GenerationMetadata } from "./generation-metadata.js";
 import type { HookRegistry } from "./hooks.js";
+import type { LogitsStep, LogitsTrace } from "./logits-trace.js";
 import type { ModelOptions } from "./model-options.js";
 import type { ModelToolCall } from "./model-tool-call.js";
 import type { RawProviderResponse } from "./raw-provider-response.js";
 import type { Span } from "./span.js";
-import type { ThunkDelta, ThunkProducer, ThunkProducerConfig } from "./thunk-producer.js";
+import type { StreamPart, StreamPartSource } from "./stream-part.js";
 
-// Backends import the producer types from here as well as from thunk-producer.js.
-export type { ThunkDelta, ThunkProducer, ThunkProducerConfig } from "./thunk-producer.js";
+/** How a thunk reads a backend's parts. */
+export interface ConsumeOptions {
+  /** Most parts queued ahead of the reader before the source is no longer pulled (default 16). */
+  capacity?: number;
+  /** performance.now() when the backend received the request: `ttfbMs` counts from here (default: now). */
+  startedAt?: number;
+  /**
+   * The caller's AbortSignal. When it fires, the source's signal aborts and the thunk fails with a
+   * GenerationAbortedError after the parts already queued; the thunk is the only one listening to it.
+   */
+  signal?: AbortSignal;
+}
 
 const marker = Symbol.for("tessera.ModelOutputThunk");
 
@@ -66,22 +78,21 @@ export class ModelOutputThunk<T = string> {
   #failed = false;
   #failure: unknown = null;
   #producerStarted = false;
-  #config: ThunkProducerConfig<unknown, T> | null = null;
-  readonly #queue = new BoundedChunkQueue<unknown>();
+  // The one buffer between a backend and the reader: the backend's source is pulled only while it has room.
+  readonly #queue = new BoundedChunkQueue<StreamPart>();
   readonly #abortController = new AbortController();
-  #currentStep: Promise<void> | null = null;
-  // Text applied but not yet handed to a reader. Kept as pieces so that delivering a delta costs its own
-  // length, not the length of the whole output (slicing a growing string is quadratic over a long stream).
-  #undelivered: string[] = [];
+  #currentStep: Promise<StreamPart | null> | null = null;
+  // Characters of the value handed to text readers. A reader gets each text part as it is applied (no
+  // second buffer); only text applied by another reader (avalue() during a for-await) is sliced from the
+  // value, since slicing a growing string on every token would be quadratic.
+  #delivered = 0;
   #deliveredAny = false;
   #iteratorTaken = false;
-  #startedAt = 0;
   #settled = false;
   #settledListeners: Array<() => void> | null = null;
 
   constructor(value: string | null = null, options: ModelOutputThunkOptions<T> = {}) {
     this.#value = checkValue(value);
-    if (value) this.#undelivered.push(value);
     this.#computed = value !== null;
     this.meta = options.meta ?? {};
     this.parsedRepr = options.parsedRepr ?? null;
@@ -98,7 +109,7 @@ export class ModelOutputThunk<T = string> {
     this.#value = checkValue(value);
     // A value set by hand replaces the stream: a reader that has seen nothing yet gets all of it, one that
     // has already read deltas gets nothing more (its earlier deltas no longer add up to this value).
-    this.#undelivered = !this.#deliveredAny && value ? [value] : [];
+    this.#delivered = this.#deliveredAny ? (value?.length ?? 0) : 0;
   }
 
   /** True once the output is complete (or was cut short by cancelGeneration). */
@@ -138,31 +149,29 @@ export class ModelOutputThunk<T = string> {
     for (const listener of listeners) runListener(listener);
   }
 
-  /** Start feeding this thunk; a backend calls it once per thunk. */
-  startProducer<C>(config: ThunkProducerConfig<C, T>): ThunkProducer<C> {
-    if (this.#producerStarted) throw new ThunkProducerError("it already has a producer");
+  /**
+   * Read a backend's parts into this thunk; a backend calls it once per thunk. The source is pulled ahead
+   * of the reader by at most `capacity` parts, so a slow reader slows the backend down; the source's
+   * signal aborts on cancellation (cancelGeneration, aclose, leaving a for-await) and on `options.signal`.
+   */
+  consume(source: StreamPartSource, options: ConsumeOptions = {}): void {
+    if (this.#producerStarted) throw new ThunkProducerError("it already has a source");
     if (this.#computed) throw new ThunkProducerError("it is already computed");
     this.#producerStarted = true;
-    this.#config = config as ThunkProducerConfig<unknown, T>;
-    if (config.capacity !== undefined) this.#queue.capacity = config.capacity;
+    if (options.capacity !== undefined) this.#queue.capacity = options.capacity;
     this.generateType = GenerateType.async;
-    this.#startedAt = performance.now();
-    const queue = this.#queue as BoundedChunkQueue<C>;
-    return {
-      push: (chunk: C) => {
-        if (this.generation.ttfbMs === null && !queue.closed) {
-          this.generation.ttfbMs = performance.now() - this.#startedAt;
-        }
-        return queue.push(chunk);
-      },
-      end: () => {
-        queue.finish({ kind: "end" });
-      },
-      fail: (error: unknown) => {
-        queue.finish({ kind: "fail", error });
-      },
-      signal: this.#abortController.signal,
-    };
+    const startedAt = options.startedAt ?? performance.now();
+    const parts = source(this.#abortController.signal);
+    const callerSignal = options.signal;
+    if (callerSignal !== undefined) {
+      const onAbort = () => this.#abortByCaller(callerSignal.reason);
+      if (callerSignal.aborted) onAbort();
+      else {
+        callerSignal.addEventListener("abort", onAbort, { once: true });
+        this.onSettled(() => callerSignal.removeEventListener("abort", onAbort));
+      }
+    }
+    void this.#pump(parts, startedAt);
   }
 
   /** The complete output, waiting for the generation if needed. Rejects with the generation's error if it failed. */
@@ -173,20 +182,29 @@ export class ModelOutputThunk<T = string> {
   }
 
   /**
-   * Only the text received since the previous call (possibly "" when a chunk carried no text). Waits for at
-   * least one chunk. Throws ThunkAlreadyComputedError when called after the generation finished.
+   * Only the text received since the previous call (possibly "" when the output was reasoning or a tool
+   * call). Waits for at least one part of output. Throws ThunkAlreadyComputedError when called after the generation finished.
    */
   async astream(): Promise<string> {
     if (this.#computed) throw new ThunkAlreadyComputedError();
     if (this.#failed) throw this.#failure;
-    if (this.#undelivered.length === 0) await this.#advance();
+    const pieces: string[] = [];
+    const collect = (part: StreamPart | null) => {
+      if (part?.type === "text-delta") pieces.push(part.text);
+    };
+    // Parts without output (logits, metadata, usage) come ahead of the text they describe: wait past them.
+    while (this.#pendingLength() === 0 && !this.#computed && !this.#failed) {
+      const part = await this.#advance();
+      collect(part);
+      if (part === null || carriesOutput(part)) break;
+    }
     // Take what was already queued when we got here, without waiting for more. Counting it first matters:
     // a producer that keeps up would otherwise refill the queue forever and defeat the backpressure.
     for (let queued = this.#queue.size; queued > 0 && !this.#computed && !this.#failed; queued -= 1) {
-      await this.#advance();
+      collect(await this.#advance());
     }
     if (this.#failed) throw this.#failure;
-    return this.#takeUndelivered();
+    return this.#deliver(pieces.length === 1 ? pieces[0]! : pieces.join(""));
   }
 
   /** Text deltas as they arrive. Single consumer: a second iterator throws ThunkAlreadyIteratedError. */
@@ -240,7 +258,7 @@ export class ModelOutputThunk<T = string> {
     let finished = false;
     try {
       while (true) {
-        const delta = this.#takeUndelivered();
+        const delta = this.#deliver("");
         if (delta.length > 0) yield delta;
         else if (this.#failed) {
           finished = true;
@@ -248,7 +266,13 @@ export class ModelOutputThunk<T = string> {
         } else if (this.#computed) {
           finished = true;
           return;
-        } else await this.#advance();
+        } else {
+          const part = await this.#advance();
+          if (part?.type === "text-delta" && part.text.length > 0) {
+            const text = this.#deliver(part.text);
+            if (text.length > 0) yield text;
+          }
+        }
       }
     } finally {
       // Leaving a for-await early must not leave the generation running.
@@ -256,16 +280,28 @@ export class ModelOutputThunk<T = string> {
     }
   }
 
-  #takeUndelivered(): string {
-    if (this.#undelivered.length === 0) return "";
-    const delta = this.#undelivered.length === 1 ? this.#undelivered[0]! : this.#undelivered.join("");
-    this.#undelivered = [];
+  // Characters applied but not handed to a text reader yet.
+  #pendingLength(): number {
+    return (this.#value?.length ?? 0) - this.#delivered;
+  }
+
+  /**
+   * Hand out the text applied since the last delivery. `applied` is the text this reader's own steps
+   * applied: when it is all that is pending it is returned as is; otherwise (another reader advanced too,
+   * or the value was set by hand) the pending text is cut from the value.
+   */
+  #deliver(applied: string): string {
+    const pending = this.#pendingLength();
+    if (pending <= 0) return "";
+    const delta = pending === applied.length ? applied : this.#value!.slice(this.#delivered);
+    this.#delivered += delta.length;
     this.#deliveredAny = true;
     return delta;
   }
 
   // Concurrent readers (say avalue() during a for-await) share one step instead of racing for entries.
-  #advance(): Promise<void> {
+  // Resolves to the part the step applied (null for the end, a failure or a cancellation).
+  #advance(): Promise<StreamPart | null> {
     if (!this.#producerStarted) return Promise.reject(new ThunkNotStartedError());
     this.#currentStep ??= this.#step().finally(() => {
       this.#currentStep = null;
@@ -273,33 +309,108 @@ export class ModelOutputThunk<T = string> {
     return this.#currentStep;
   }
 
-  async #step(): Promise<void> {
+  async #step(): Promise<StreamPart | null> {
     const entry = await this.#queue.next();
-    if (this.#computed || this.#failed) return;
+    if (this.#computed || this.#failed) return null;
     try {
-      if (entry.kind === "chunk") this.#apply(this.#config!.process(entry.chunk, this));
-      else if (entry.kind === "end") await this.#complete();
+      if (entry.kind === "chunk") {
+        this.#apply(entry.chunk);
+        return entry.chunk;
+      }
+      if (entry.kind === "end") await this.#complete();
       else if (entry.kind === "fail") {
         this.#fail(entry.error);
         // Release any push still waiting for space: nothing will read after a failure.
         this.#queue.drain();
       }
     } catch (error) {
-      // A chunk or post-processing the backend cannot handle fails this thunk and stops its producer.
+      // Output that cannot be finished (a parse step that throws) fails this thunk and stops its source.
       this.#fail(error);
       this.#queue.drain();
       this.#abortController.abort(error);
     }
+    return null;
   }
 
-  #apply(delta: ThunkDelta | undefined): void {
-    if (!delta) return;
-    if (delta.text !== undefined && delta.text.length > 0) {
-      this.#value = (this.#value ?? "") + delta.text;
-      this.#undelivered.push(delta.text);
+  /** Pull the source into the queue; the queue's bound pauses the pull while the reader is behind. */
+  async #pump(parts: AsyncIterable<StreamPart>, startedAt: number): Promise<void> {
+    const queue = this.#queue;
+    let iterator: AsyncIterator<StreamPart> | null = null;
+    try {
+      iterator = parts[Symbol.asyncIterator]();
+      while (true) {
+        const next = await iterator.next();
+        if (next.done) {
+          queue.finish({ kind: "end" });
+          return;
+        }
+        const part = next.value;
+        // The one writer of ttfbMs: the first part of any kind that reaches this thunk.
+        if (this.generation.ttfbMs === null && !queue.closed && !this.#failed) {
+          this.generation.ttfbMs = performance.now() - startedAt;
+        }
+        if (part.type === "error") {
+          queue.finish({ kind: "fail", error: part.error });
+          break;
+        }
+        if (!(await queue.push(part))) break;
+      }
+    } catch (error) {
+      queue.finish({ kind: "fail", error });
+      return;
     }
-    if (delta.thinking !== undefined && delta.thinking.length > 0) {
-      this.thinking = (this.thinking ?? "") + delta.thinking;
+    // The reader left or the source reported a failure: let the source release what it holds.
+    try {
+      await iterator?.return?.();
+    } catch {
+      // The source failed while closing; the thunk has already settled.
+    }
+  }
+
+  /** The caller's signal fired: the parts already queued stay readable, then the abort error. */
+  #abortByCaller(reason: unknown): void {
+    if (this.#computed || this.#failed) return;
+    const error = new GenerationAbortedError(this.#value ?? "", reason);
+    this.#queue.finish({ kind: "fail", error });
+    this.#abortController.abort(error);
+  }
+
+  #apply(part: StreamPart): void {
+    const generation = this.generation;
+    switch (part.type) {
+      case "text-delta":
+        if (part.text.length > 0) this.#value = (this.#value ?? "") + part.text;
+        break;
+      case "reasoning-delta":
+        if (part.text.length > 0) this.thinking = (this.thinking ?? "") + part.text;
+        break;
+      case "tool-call":
+        this.toolCalls ??= [];
+        this.toolCalls.push(part.toolCall);
+        break;
+      case "logits":
+        if (part.processed !== undefined) {
+          generation.logits ??= emptyTrace("processed", generation.provider);
+          appendSteps(generation.logits.steps, part.processed);
+        }
+        if (part.raw !== undefined) {
+          generation.rawLogits ??= emptyTrace("raw", generation.provider);
+          appendSteps(generation.rawLogits.steps, part.raw);
+        }
+        break;
+      case "response-metadata":
+        if (part.id !== undefined) generation.responseId = part.id;
+        if (part.model !== undefined) generation.responseModel = part.model;
+        break;
+      case "usage":
+        generation.usage = { ...part.usage };
+        break;
+      case "finish":
+        generation.finishReasons = part.choiceReasons === undefined ? [part.reason] : [...part.choiceReasons];
+        break;
+      case "error":
+        // The pump turns an error part into the failure entry; it is never queued.
+        break;
     }
   }
 
@@ -311,9 +422,8 @@ export class ModelOutputThunk<T = string> {
 
   async #finishOutput(): Promise<void> {
     this.#value ??= "";
-    await this.#config!.postProcess?.(this);
     this.#computed = true;
-    // postProcess may have parsed already, or recorded why the output is unusable.
+    // The backend may have parsed already (a structured-output format), or recorded why the output is unusable.
     if (this.parsedRepr !== null || this.error !== null) return;
     if (Component.isInstance(this.action)) {
       try {
@@ -338,6 +448,19 @@ export class ModelOutputThunk<T = string> {
     this.#failure = error;
     this.#settle();
   }
+}
+
+function carriesOutput(part: StreamPart): boolean {
+  return part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call";
+}
+
+function emptyTrace(kind: "raw" | "processed", provider: string | null): LogitsTrace {
+  return { kind, source: provider ?? "unknown", topK: null, vocabSize: null, steps: [] };
+}
+
+// A loop, not push(...steps): a spread of a long batch would overflow the call stack.
+function appendSteps(target: LogitsStep[], steps: readonly LogitsStep[]): void {
+  for (const step of steps) target.push(step);
 }
 
 function runListener(listener: () => void): void {

@@ -3,7 +3,6 @@ import type { LogitsStep, LogitsTrace } from "../core/logits-trace.js";
 import type { ModelOutputThunk } from "../core/model-output-thunk.js";
 import { buildCompletionUsage } from "../messages/openai/completion-usage.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
-import { stripToolCallMarkup } from "./tool-call-text-filter.js";
 
 /** Fields every response object of one request shares. */
 export interface ResponseIdentity {
@@ -98,14 +97,12 @@ export function chatCompletionBody(
   toolsOffered: boolean,
 ): Record<string, unknown> {
   const toolCalls = buildToolCalls(thunk);
-  const value = thunk.value ?? "";
-  // With tools offered, tool-call markup is never content, also when no call could be read from it (cut
-  // off by max_tokens): see ToolCallTextFilter.
-  const text = toolsOffered || toolCalls !== null ? stripToolCallMarkup(value) : value;
+  // Backends deliver answer text only (a backend's tool-call markup ends as tool calls inside it).
+  const text = thunk.value ?? "";
   // OpenAI's shape for a turn that only calls tools (or was cut off while calling one): content null.
   const message: Record<string, unknown> = {
     role: "assistant",
-    content: text.length === 0 && (toolCalls !== null || value.length > 0) ? null : text,
+    content: text.length === 0 && (toolCalls !== null || toolsOffered) ? null : text,
   };
   if (toolCalls !== null) message.tool_calls = toolCalls;
   if (thunk.thinking !== null) message.reasoning_content = thunk.thinking;

@@ -14,7 +14,6 @@ import {
 import type { ServerMetrics } from "./server-metrics.js";
 import { SseWriter } from "./sse-writer.js";
 import { StepAligner } from "./step-aligner.js";
-import { ToolCallTextFilter } from "./tool-call-text-filter.js";
 
 /** What a route hands over: how to start the generation and how its output looks on the wire. */
 export interface GenerationPlan {
@@ -22,8 +21,6 @@ export interface GenerationPlan {
   stream: boolean;
   includeUsage: boolean;
   logprobs: LogprobsRequest;
-  /** Tools were offered: hold back text that is tool-call markup (see ToolCallTextFilter). */
-  toolsOffered: boolean;
   /** Start the generation; the signal aborts when the client leaves. */
   start(signal: AbortSignal): Promise<ModelOutputThunk<unknown>>;
   /** The whole response of a non-streamed request. */
@@ -145,7 +142,6 @@ async function streamAnswer(
   const writer = new SseWriter(reply.raw);
   writer.start();
   let first = true;
-  const filter = new ToolCallTextFilter(plan.toolsOffered);
   let sentThinking = 0;
   const aligner = new StepAligner();
   const takeThinking = (): string | undefined => {
@@ -158,16 +154,15 @@ async function streamAnswer(
   /** Send what is new (text, reasoning, logprobs); false once the client is gone. */
   const sendDelta = async (raw: string, finish: string | null, toolCalls?: unknown[]): Promise<boolean> => {
     const delta: StreamDelta = { first };
-    const shown = filter.push(raw) + (finish === null ? "" : filter.finish());
-    if (shown.length > 0) delta.text = shown;
+    // Backends resolve their own conventions (tool-call markup, stop sequences): text is answer text.
+    if (raw.length > 0) delta.text = raw;
     const thinking = takeThinking();
     if (thinking !== undefined) delta.thinking = thinking;
     if (toolCalls !== undefined) delta.toolCalls = toolCalls;
     if (!first && finish === null && delta.text === undefined && thinking === undefined) return true;
     // Processed and raw traces hold the same tokens; either one places them in the text.
     const steps = (thunk.generation.logits ?? thunk.generation.rawLogits)?.steps ?? [];
-    // Text the filter holds back is not sent yet, and neither are its tokens.
-    const range = finish === null ? aligner.take(steps, pulled - filter.heldLength) : aligner.rest(steps);
+    const range = finish === null ? aligner.take(steps, pulled) : aligner.rest(steps);
     const extras = choiceExtras(thunk, plan.logprobs, range.from, range.to);
     if (!(await writer.send(plan.chunk(identity, delta, extras, finish)))) return false;
     if (first) metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);

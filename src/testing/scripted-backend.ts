@@ -4,12 +4,12 @@ import type { BackendCapabilities, GenerateAction, GenerateResult } from "../cor
 import { BaseBackend, type BaseBackendOptions, type ResolvedGenerateOptions } from "../core/base-backend.js";
 import type { Context } from "../core/context.js";
 import { ComponentParseError } from "../core/errors/component-parse-error.js";
-import { GenerationAbortedError } from "../core/errors/generation-aborted-error.js";
 import { extendModelOptionsSchema } from "../core/model-options.js";
 import type { ModelOutputThunk as ModelOutputThunkType } from "../core/model-output-thunk.js";
 import { ModelOutputThunk } from "../core/model-output-thunk.js";
 import type { ModelToolCall } from "../core/model-tool-call.js";
 import type { Span } from "../core/span.js";
+import type { StreamPart } from "../core/stream-part.js";
 import { ScriptExhaustedError } from "./errors/script-exhausted-error.js";
 
 /** One scripted answer: plain text, or text with streaming, thinking, tool calls and faults. */
@@ -56,8 +56,6 @@ export interface ScriptedBackendOptions extends BaseBackendOptions {
   queueCapacity?: number;
 }
 
-type ScriptedChunk = { text?: string; thinking?: string };
-
 /**
  * A backend that answers from a script and records its calls: for testing contexts, strategies and the
  * functional API without a model. Never a stand-in for the real backends in their own tests.
@@ -66,7 +64,7 @@ export class ScriptedBackend extends BaseBackend {
   readonly modelId: string;
   readonly capabilities: BackendCapabilities;
   readonly calls: ScriptedCall[] = [];
-  /** Chunks actually pushed into thunks (a slow reader keeps this behind the script). */
+  /** Parts actually queued in thunks, text and reasoning (a slow reader keeps this behind the script). */
   pushedChunks = 0;
   readonly #responses: ScriptedBackendOptions["responses"];
   readonly #chunkDelayMs: number;
@@ -142,59 +140,50 @@ export class ScriptedBackend extends BaseBackend {
     thunk.generation.model = this.modelId;
     thunk.generation.provider = "scripted";
     thunk.generation.streaming = options.modelOptions.stream ?? false;
-    const chunks: ScriptedChunk[] = [];
-    if (scripted.thinking !== undefined) chunks.push({ thinking: scripted.thinking });
-    for (const text of scripted.chunks ?? splitIntoWords(scripted.text)) chunks.push({ text });
+    const parts: StreamPart[] = [];
+    if (scripted.thinking !== undefined) parts.push({ type: "reasoning-delta", text: scripted.thinking });
+    for (const text of scripted.chunks ?? splitIntoWords(scripted.text))
+      parts.push({ type: "text-delta", text });
     const format = options.format;
-    const producer = thunk.startProducer<ScriptedChunk>({
-      ...(this.#queueCapacity === undefined ? {} : { capacity: this.#queueCapacity }),
-      process: (chunk) => chunk,
-      postProcess: (finished) => {
-        const completionTokens = chunks.length;
-        finished.generation.usage = { promptTokens: 0, completionTokens, totalTokens: completionTokens };
-        finished.generation.finishReasons = [scripted.finishReason ?? "stop"];
-        if (scripted.toolCalls !== undefined) finished.toolCalls = scripted.toolCalls;
-        if (format !== undefined) {
+    const delayMs = scripted.delayMs ?? this.#chunkDelayMs;
+    // The thunk listens to the caller's signal and aborts the source's: the script only watches that one.
+    const backend = this;
+    async function* source(signal: AbortSignal): AsyncGenerator<StreamPart, void, undefined> {
+      let produced = "";
+      for (const part of parts) {
+        if (delayMs > 0) {
           try {
-            finished.parsedRepr = format.parse(JSON.parse(finished.value ?? ""));
-          } catch (error) {
-            finished.error = new ComponentParseError("format", error);
+            await sleep(delayMs, undefined, { signal });
+          } catch {
+            return;
           }
         }
-      },
-    });
-    const delayMs = scripted.delayMs ?? this.#chunkDelayMs;
-    void this.#produce(producer, chunks, delayMs, scripted.failWith, options.signal);
-    return thunk;
-  }
-
-  async #produce(
-    producer: ReturnType<ModelOutputThunk["startProducer"]>,
-    chunks: ScriptedChunk[],
-    delayMs: number,
-    failWith: unknown,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    let produced = "";
-    // A caller's abort fails the generation at once, even while a push waits for a slow reader.
-    const onAbort = () => producer.fail(new GenerationAbortedError(produced, signal?.reason));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const stop = signal === undefined ? producer.signal : AbortSignal.any([producer.signal, signal]);
-    try {
-      for (const chunk of chunks) {
-        if (delayMs > 0) await sleep(delayMs, undefined, { signal: stop });
-        if (stop.aborted || !(await producer.push(chunk))) return;
-        this.pushedChunks += 1;
-        produced += chunk.text ?? "";
+        if (signal.aborted) return;
+        yield part;
+        backend.pushedChunks += 1;
+        if (part.type === "text-delta") produced += part.text;
       }
-      if (failWith !== undefined) producer.fail(failWith);
-      else producer.end();
-    } catch (error) {
-      // An aborted sleep: the abort listener or the consumer's cancellation already settled the thunk.
-      if (!stop.aborted) producer.fail(error);
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
+      if (scripted.failWith !== undefined) {
+        yield { type: "error", error: scripted.failWith };
+        return;
+      }
+      const completionTokens = parts.length;
+      yield { type: "usage", usage: { promptTokens: 0, completionTokens, totalTokens: completionTokens } };
+      for (const toolCall of scripted.toolCalls ?? []) yield { type: "tool-call", toolCall };
+      if (format !== undefined) {
+        try {
+          thunk.parsedRepr = format.parse(JSON.parse(produced));
+        } catch (error) {
+          thunk.error = new ComponentParseError("format", error);
+        }
+      }
+      yield { type: "finish", reason: scripted.finishReason ?? "stop" };
     }
+    thunk.consume(source, {
+      ...(this.#queueCapacity === undefined ? {} : { capacity: this.#queueCapacity }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return thunk;
   }
 }
 

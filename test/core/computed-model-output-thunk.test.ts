@@ -5,10 +5,11 @@ import {
   ModelOutputThunk,
   ThunkAlreadyComputedError,
 } from "../../src/core/index.js";
+import { partChannel } from "../helpers/part-channel.js";
 
 async function computedThunk(text: string): Promise<ModelOutputThunk> {
   const thunk = new ModelOutputThunk();
-  const producer = thunk.startProducer<string>({ process: (chunk) => ({ text: chunk }) });
+  const producer = partChannel(thunk);
   await producer.push(text);
   producer.end();
   await thunk.avalue();
@@ -32,7 +33,7 @@ describe("ComputedModelOutputThunk", () => {
 
   it("rejects an uncomputed thunk", () => {
     const pending = new ModelOutputThunk();
-    pending.startProducer<string>({ process: (chunk) => ({ text: chunk }) });
+    partChannel(pending);
     expect(() => ComputedModelOutputThunk.from(pending)).toThrow(ComputedThunkInvariantError);
     expect(() => ComputedModelOutputThunk.from(pending)).toThrow(/not computed yet/);
     expect(pending).not.toBeInstanceOf(ComputedModelOutputThunk);

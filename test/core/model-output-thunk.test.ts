@@ -4,15 +4,18 @@ import {
   CBlock,
   Component,
   ComponentParseError,
+  GenerationAbortedError,
   GenerationCancelledError,
   HookRegistry,
   ModelOutputThunk,
+  ModelToolCall,
   type Span,
   ThunkAlreadyComputedError,
   ThunkAlreadyIteratedError,
   ThunkNotStartedError,
   ThunkProducerError,
 } from "../../src/core/index.js";
+import { partChannel } from "../helpers/part-channel.js";
 
 class NumberComponent extends Component<number> {
   parts(): Span[] {
@@ -29,15 +32,8 @@ class NumberComponent extends Component<number> {
 }
 
 function textProducer<T = string>(thunk: ModelOutputThunk<T>, capacity?: number) {
-  let processed = 0;
-  const producer = thunk.startProducer<string>({
-    ...(capacity === undefined ? {} : { capacity }),
-    process: (chunk) => {
-      processed += 1;
-      return { text: chunk };
-    },
-  });
-  return { producer, processedCount: () => processed };
+  const producer = partChannel(thunk, capacity === undefined ? {} : { capacity });
+  return { producer };
 }
 
 async function settle(): Promise<void> {
@@ -64,18 +60,16 @@ describe("ModelOutputThunk", () => {
   });
 
   describe("fed by a producer", () => {
-    it("processes nothing until a consumer reads (lazy, pull-driven)", async () => {
+    it("applies nothing until a consumer reads (lazy, pull-driven)", async () => {
       const thunk = new ModelOutputThunk();
-      const { producer, processedCount } = textProducer(thunk);
+      const { producer } = textProducer(thunk);
       await producer.push("a");
       await producer.push("b");
       producer.end();
       await settle();
-      expect(processedCount()).toBe(0);
       expect(thunk.value).toBeNull();
       expect(thunk.isComputed()).toBe(false);
       expect(await thunk.avalue()).toBe("ab");
-      expect(processedCount()).toBe(2);
       expect(thunk.isComputed()).toBe(true);
       expect(thunk.parsedRepr).toBe("ab");
       expect(thunk.generation.ttfbMs).toBeGreaterThanOrEqual(0);
@@ -149,12 +143,10 @@ describe("ModelOutputThunk", () => {
 
     it("appends thinking separately and never yields it as text", async () => {
       const thunk = new ModelOutputThunk();
-      const producer = thunk.startProducer<{ thinking?: string; text?: string }>({
-        process: (chunk) => chunk,
-      });
-      await producer.push({ thinking: "let me " });
-      await producer.push({ thinking: "think" });
-      await producer.push({ text: "answer" });
+      const producer = partChannel(thunk);
+      await producer.push({ type: "reasoning-delta", text: "let me " });
+      await producer.push({ type: "reasoning-delta", text: "think" });
+      await producer.push({ type: "text-delta", text: "answer" });
       producer.end();
       const deltas: string[] = [];
       for await (const delta of thunk) deltas.push(delta);
@@ -162,23 +154,26 @@ describe("ModelOutputThunk", () => {
       expect(thunk.thinking).toBe("let me think");
     });
 
-    it("runs postProcess once after end, before the thunk counts as computed", async () => {
+    it("applies tool calls, logits, usage, metadata and the finish reason from their parts", async () => {
       const thunk = new ModelOutputThunk();
-      let calls = 0;
-      const producer = thunk.startProducer<string>({
-        process: (chunk) => ({ text: chunk }),
-        postProcess: async (finished) => {
-          calls += 1;
-          expect(finished.isComputed()).toBe(false);
-          finished.generation.finishReasons = ["stop"];
-        },
-      });
+      const producer = partChannel(thunk);
+      const toolCall = new ModelToolCall("f", {} as never, {});
+      const step = { token: 1, text: "x", logprob: -0.5, logSumExp: 0, top: [] };
+      await producer.push({ type: "response-metadata", id: "r-1", model: "m" });
+      await producer.push({ type: "logits", processed: [step], raw: [step] });
       await producer.push("x");
+      await producer.push({ type: "tool-call", toolCall });
+      await producer.push({ type: "usage", usage: { promptTokens: 2, completionTokens: 1, totalTokens: 3 } });
+      await producer.push({ type: "finish", reason: "stop", choiceReasons: ["stop", "length"] });
       producer.end();
-      await thunk.avalue();
-      await thunk.avalue();
-      expect(calls).toBe(1);
-      expect(thunk.generation.finishReasons).toEqual(["stop"]);
+      expect(await thunk.avalue()).toBe("x");
+      expect(thunk.toolCalls).toEqual([toolCall]);
+      expect(thunk.generation.logits?.steps).toEqual([step]);
+      expect(thunk.generation.rawLogits?.steps).toEqual([step]);
+      expect(thunk.generation.usage).toEqual({ promptTokens: 2, completionTokens: 1, totalTokens: 3 });
+      expect(thunk.generation.finishReasons).toEqual(["stop", "length"]);
+      expect(thunk.generation.responseId).toBe("r-1");
+      expect(thunk.generation.responseModel).toBe("m");
     });
 
     it("parses with the action's component into parsedRepr", async () => {
@@ -260,35 +255,29 @@ describe("ModelOutputThunk", () => {
       expect(deltas).toEqual(["a"]);
     });
 
-    it("fails the thunk and stops the producer when process() throws", async () => {
+    it("fails the thunk and stops the source on an error part, after the text before it", async () => {
       const thunk = new ModelOutputThunk();
-      const producer = thunk.startProducer<string>({
-        capacity: 1,
-        process: (chunk) => {
-          if (chunk === "bad") throw new SyntaxError("unparsable chunk");
-          return { text: chunk };
-        },
-      });
+      const producer = partChannel(thunk, { capacity: 1 });
       await producer.push("ok");
-      const blocked = producer.push("bad");
+      const failed = producer.push({ type: "error", error: new SyntaxError("unparsable chunk") });
       await expect(thunk.avalue()).rejects.toThrow("unparsable chunk");
-      expect(await blocked).toBe(true);
-      expect(producer.signal.aborted).toBe(true);
+      expect(await failed).toBe(false);
       expect(await producer.push("later")).toBe(false);
       expect(thunk.value).toBe("ok");
     });
 
-    it("fails the thunk when postProcess throws", async () => {
+    it("fails with a GenerationAbortedError when the caller's signal fires, after the queued text", async () => {
       const thunk = new ModelOutputThunk();
-      const producer = thunk.startProducer<string>({
-        process: (chunk) => ({ text: chunk }),
-        postProcess: () => {
-          throw new Error("bad tool call");
-        },
-      });
-      await producer.push("x");
-      producer.end();
-      await expect(thunk.avalue()).rejects.toThrow("bad tool call");
+      const controller = new AbortController();
+      const producer = partChannel(thunk, { signal: controller.signal });
+      await producer.push("queued");
+      controller.abort(new Error("caller left"));
+      expect(producer.signal.aborted).toBe(true);
+      expect(await producer.push("late")).toBe(false);
+      const error = await thunk.avalue().catch((caught: unknown) => caught);
+      expect(GenerationAbortedError.isInstance(error)).toBe(true);
+      expect(thunk.value).toBe("queued");
+      expect(thunk.cancelled).toBe(false);
     });
   });
 

@@ -267,31 +267,3 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
     expect((error as Error).message).toContain("decoder exploded");
   });
 });
-
-describe("ToolCallTextFilter", () => {
-  it("holds back tool-call markup and passes plain text", async () => {
-    const { ToolCallTextFilter } = await import("../../src/server/tool-call-text-filter.js");
-    const markup = new ToolCallTextFilter(true);
-    const sent = ["<tool", '_call>{"name":"f","arguments":{}}', "</tool_call>"].map((piece) =>
-      markup.push(piece),
-    );
-    expect(sent.join("")).toBe("");
-    expect(markup.finish()).toBe("");
-    const cutOff = new ToolCallTextFilter(true);
-    cutOff.push('<tool_call>{"name":"f","arguments":{}}</tool_call>\n<to');
-    expect(cutOff.finish()).toBe("");
-    // A call cut off by max_tokens yields no tool call, and its markup is still not content.
-    const unfinished = new ToolCallTextFilter(true);
-    unfinished.push('<tool_call>{"name":"f","argu');
-    expect(unfinished.finish()).toBe("");
-    const plain = new ToolCallTextFilter(true);
-    expect(plain.push("<")).toBe("");
-    expect(plain.push("b>bold")).toBe("<b>bold");
-    expect(plain.push(" more")).toBe(" more");
-    expect(plain.finish()).toBe("");
-    const off = new ToolCallTextFilter(false);
-    expect(off.push("<tool_call>")).toBe("<tool_call>");
-    // Already sent: nothing may come again at the end, calls or not.
-    expect(off.finish()).toBe("");
-  });
-});

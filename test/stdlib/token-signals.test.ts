@@ -1,7 +1,12 @@
 // Token-signal requirements on hand-built traces (control flow): each reads its trace as the sample streams,
 // cancels at the first failing token, and its final check agrees with the streaming one.
 import { describe, expect, it } from "vitest";
-import { type LogitsStep, type LogitsTrace, ModelOutputThunk } from "../../src/core/index.js";
+import {
+  type LogitsStep,
+  type LogitsTrace,
+  ModelOutputThunk,
+  type StreamPart,
+} from "../../src/core/index.js";
 import {
   maxEntropyRequirement,
   meanLogprobWindowRequirement,
@@ -40,22 +45,23 @@ function trace(kind: "raw" | "processed"): LogitsTrace {
   return { kind, source: "test", topK: 1, vocabSize: null, steps: [] };
 }
 
-/** A thunk whose producer adds each token's steps to the traces as the token is pushed, like the backends. */
+/** A thunk whose source sends each token's steps in a logits part before its text, like the backends. */
 function tracedThunk(tokens: Token[], withRaw = false): { thunk: ModelOutputThunk; pushed: () => number } {
   const thunk = new ModelOutputThunk();
   thunk.generation.logits = trace("processed");
   if (withRaw) thunk.generation.rawLogits = trace("raw");
   let pushed = 0;
-  const producer = thunk.startProducer<{ text: string }>({ capacity: 1, process: (chunk) => chunk });
-  void (async () => {
+  async function* parts(): AsyncGenerator<StreamPart, void, undefined> {
     for (const [index, token] of tokens.entries()) {
-      thunk.generation.logits!.steps.push(step(index, token.text, token.logprob, token.top));
-      thunk.generation.rawLogits?.steps.push(step(index, token.text, token.raw ?? token.logprob));
-      if (!(await producer.push({ text: token.text }))) return;
+      const processed = [step(index, token.text, token.logprob, token.top)];
+      yield withRaw
+        ? { type: "logits", processed, raw: [step(index, token.text, token.raw ?? token.logprob)] }
+        : { type: "logits", processed };
+      yield { type: "text-delta", text: token.text };
       pushed += 1;
     }
-    producer.end();
-  })();
+  }
+  thunk.consume(() => parts(), { capacity: 1 });
   return { thunk, pushed: () => pushed };
 }
 

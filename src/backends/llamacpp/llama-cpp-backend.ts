@@ -48,7 +48,7 @@ export interface LlamaCppBackendOptions extends BaseBackendOptions {
   chatTemplateLimits?: Partial<ChatTemplateLimits>;
   /** Turns the context into chat messages; default: a TemplateFormatter for modelId. */
   formatter?: ChatFormatter;
-  /** Chunks (native pulls, up to 32 tokens each) queued in a thunk before decoding pauses; default 16. */
+  /** Stream parts (about one per token) queued in a thunk ahead of its reader before decoding pauses; default 16. */
   queueCapacity?: number;
 }
 
@@ -246,10 +246,8 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const nativeStarts: number[] = [];
     try {
       for (const item of prepared) {
-        const tokenOptions = toTokenOptions(item.modelOptions, {
-          grammar: item.grammar,
-          signal: options.signal,
-        });
+        // No signal here: the thunk listens to the caller's signal (once) and cancels the run's stream.
+        const tokenOptions = toTokenOptions(item.modelOptions, { grammar: item.grammar });
         nativeStarts.push(performance.now());
         streams.push(loaded.context.generate(item.tokens, tokenOptions));
       }

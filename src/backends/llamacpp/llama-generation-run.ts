@@ -1,13 +1,14 @@
 import type { z } from "zod";
 import type { AbstractTool } from "../../core/abstract-tool.js";
-import { GenerationAbortedError } from "../../core/errors/generation-aborted-error.js";
+import type { LogitsStep } from "../../core/logits-trace.js";
 import type { LogitsRequest } from "../../core/model-options.js";
-import type { ModelOutputThunk, ThunkProducer } from "../../core/model-output-thunk.js";
+import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
+import type { StreamPart } from "../../core/stream-part.js";
 import { StructuredOutputError } from "./errors/structured-output-error.js";
 import { LogitsTraceBuilder } from "./logits-trace-builder.js";
 import { StopSequenceMatcher } from "./stop-sequence-matcher.js";
 import type { TokenStream, TokenStreamResult } from "./token-stream.js";
-import { parseToolCalls } from "./tool-call-format.js";
+import { ToolCallMarkupFilter } from "./tool-call-markup-filter.js";
 
 /** What one generation needs once its prompt is tokenized and its stream started. */
 export interface GenerationRun<T> {
@@ -27,25 +28,24 @@ export interface GenerationRun<T> {
   /** Offered tools by name; calls in the answer are bound to them. */
   readonly tools: Readonly<Record<string, AbstractTool>>;
   readonly format: z.ZodType<T> | undefined;
+  /** The caller's signal: the thunk listens to it (once) and cancels this run's source. */
   readonly signal: AbortSignal | undefined;
+  /** Parts queued in the thunk ahead of its reader before decoding pauses. */
   readonly queueCapacity: number;
   readonly pieceText: (token: number) => string;
 }
 
-type Chunk = { text: string };
-
 interface Progress {
   completionTokens: number;
   firstTokenAt: number | null;
-  /** When the first text went into the reader's queue (the ttfbMs point). */
-  firstTextAt: number | null;
   finishReason: "stop" | "length" | "abort" | "error" | null;
 }
 
 /**
- * Feeds the thunk from the native token stream: pieces go through the stop-sequence matcher into the
- * thunk's bounded queue (a slow reader pauses decoding), logits into traces, and the end fills usage,
- * finish reason, timings, tool calls and the parsed structured output.
+ * Feeds the thunk the parts of one native generation: text through the stop-sequence matcher and the
+ * tool-call markup filter (neither stop text nor markup ever leaves this backend), one logits part per
+ * native batch, and at the end the tool calls, usage and finish reason. The thunk's bounded queue pulls
+ * the parts, so a slow reader pauses decoding.
  */
 export function startGenerationRun<T>(run: GenerationRun<T>): void {
   const { thunk } = run;
@@ -57,103 +57,132 @@ export function startGenerationRun<T>(run: GenerationRun<T>): void {
     : null;
   thunk.generation.logits = processed?.trace ?? null;
   thunk.generation.rawLogits = raw?.trace ?? null;
-  const progress: Progress = {
-    completionTokens: 0,
-    firstTokenAt: null,
-    firstTextAt: null,
-    finishReason: null,
-  };
-  const producer = thunk.startProducer<Chunk>({
+  thunk.consume((signal) => generationParts(run, signal, processed, raw), {
     capacity: run.queueCapacity,
-    process: (chunk) => chunk,
-    postProcess: (finished) => finish(run, finished, progress),
+    startedAt: run.requestStart,
+    ...(run.signal !== undefined && { signal: run.signal }),
   });
-  void produce(run, producer, progress, processed, raw);
 }
 
-async function produce<T>(
+async function* generationParts<T>(
   run: GenerationRun<T>,
-  producer: ThunkProducer<Chunk>,
-  progress: Progress,
+  signal: AbortSignal,
   processed: LogitsTraceBuilder | null,
   raw: LogitsTraceBuilder | null,
-): Promise<void> {
-  const { stream, thunk, signal } = run;
+): AsyncGenerator<StreamPart, void, undefined> {
+  const { stream } = run;
+  const progress: Progress = { completionTokens: 0, firstTokenAt: null, finishReason: null };
   const matcher = new StopSequenceMatcher(run.stopSequences);
-  // Cancelling the thunk (cancelGeneration, aclose, leaving a for-await) stops native decoding at once,
-  // even while this loop waits for the next batch. Usage and the finish reason are known right then:
-  // fill them before the cancel returns, so code after a `break` reads them (the native stream settles
-  // up to a decode step later and then adds its timings).
+  const markup = new ToolCallMarkupFilter(Object.keys(run.tools).length > 0);
+  // Cancelling the thunk (cancelGeneration, aclose, leaving a for-await, the caller's signal) stops
+  // native decoding at once, even while this waits for the next batch. Usage and the finish reason are
+  // known right then: fill them before the cancel returns, so code after a `break` reads them (the native
+  // stream settles up to a decode step later and then adds its timings).
   const onCancel = () => {
     stream.cancel();
     progress.finishReason = "abort";
-    fillMetadata(run, progress, null);
+    fillMetadata(run, progress, null, true);
   };
-  producer.signal.addEventListener("abort", onCancel, { once: true });
-  let onAbort: (() => void) | undefined;
-  const aborted =
-    signal === undefined
-      ? null
-      : new Promise<"aborted">((resolve) => {
-          onAbort = () => resolve("aborted");
-          if (signal.aborted) onAbort();
-          else signal.addEventListener("abort", onAbort, { once: true });
-        });
+  if (signal.aborted) onCancel();
+  else signal.addEventListener("abort", onCancel, { once: true });
   let seenText = 0;
+  // The answer as sent, for the structured-output parse; only kept when a format asks for it.
+  let answer = "";
   let result: TokenStreamResult | null = null;
   try {
-    batches: for await (const batch of stream.batches()) {
+    for await (const batch of stream.batches()) {
+      if (signal.aborted) return;
+      // The batch is in memory already: run its text through the matchers first, so the logits part
+      // holds exactly the tokens up to a stop sequence and arrives before their text.
+      const texts: string[] = [];
+      const processedSteps: LogitsStep[] = [];
+      const rawSteps: LogitsStep[] = [];
       for (const event of batch.events) {
         progress.completionTokens++;
         progress.firstTokenAt ??= performance.now();
         seenText += event.text.length;
-        processed?.add(event.token, event.text, event.logits, event.bytes);
-        raw?.add(event.token, event.text, event.rawLogits, event.bytes);
-        // One delta per token (not per native pull, which may hold many): readers stream token by token
-        // and measure inter-token latency; a push into a queue with room costs a microtask.
-        const text = matcher.push(event.text);
-        if (text.length > 0) {
-          progress.firstTextAt ??= performance.now();
-          thunk.generation.ttfbMs ??= progress.firstTextAt - run.requestStart;
-          const push = producer.push({ text });
-          const accepted = aborted === null ? await push : await Promise.race([push, aborted]);
-          if (accepted === "aborted") throw new GenerationAbortedError(thunk.value ?? "", signal?.reason);
-          if (!accepted) break batches;
-        }
-        if (matcher.stopped) break batches;
+        const processedStep = processed?.step(event.token, event.text, event.logits, event.bytes);
+        if (processedStep) processedSteps.push(processedStep);
+        const rawStep = raw?.step(event.token, event.text, event.rawLogits, event.bytes);
+        if (rawStep) rawSteps.push(rawStep);
+        // One delta per token (not per native pull, which may hold many): readers stream token by token.
+        const text = markup.push(matcher.push(event.text));
+        if (text.length > 0) texts.push(text);
+        if (matcher.stopped) break;
       }
+      if (processed !== null || raw !== null) {
+        yield {
+          type: "logits",
+          ...(processed !== null && { processed: processedSteps }),
+          ...(raw !== null && { raw: rawSteps }),
+        };
+      }
+      for (const text of texts) {
+        if (run.format !== undefined) answer += text;
+        yield { type: "text-delta", text };
+      }
+      if (matcher.stopped) break;
     }
     // Leaving the loop early aborted the native generation; its result then says "abort".
     result = await stream.result;
-    if (producer.signal.aborted) progress.finishReason = "abort";
-    else if (matcher.stopped) progress.finishReason = "stop";
+    if (signal.aborted) return;
+    if (matcher.stopped) progress.finishReason = "stop";
     else {
       progress.finishReason = result.finishReason;
       // Bytes of an incomplete character at the very end, and text held back as a possible stop sequence.
-      const tail = matcher.push(stream.text.slice(seenText)) + matcher.flush();
-      if (tail.length > 0) await producer.push({ text: tail });
+      const tail = markup.push(matcher.push(stream.text.slice(seenText)) + matcher.flush());
+      if (tail.length > 0) {
+        if (run.format !== undefined) answer += tail;
+        yield { type: "text-delta", text: tail };
+      }
     }
-    fillMetadata(run, progress, result);
-    if (producer.signal.aborted) return;
-    producer.end();
+    const parsed = markup.finish(run.tools);
+    if (parsed.text.length > 0) {
+      if (run.format !== undefined) answer += parsed.text;
+      yield { type: "text-delta", text: parsed.text };
+    }
+    for (const toolCall of parsed.calls) yield { type: "tool-call", toolCall };
+    if (parsed.rejected.length > 0) run.thunk.meta.rejectedToolCalls = parsed.rejected;
+    if (run.format !== undefined) parseStructuredOutput(run.thunk, run.format, answer, progress.finishReason);
+    fillMetadata(run, progress, result, false);
+    yield { type: "usage", usage: usageOf(run, progress) };
+    yield { type: "finish", reason: progress.finishReason };
   } catch (error) {
-    progress.finishReason = GenerationAbortedError.isInstance(error) ? "abort" : "error";
-    fillMetadata(run, progress, result);
-    producer.fail(error);
+    if (signal.aborted) return;
+    progress.finishReason = "error";
+    fillMetadata(run, progress, result, false);
+    // Queued before the failure, so a reader of the failed thunk still finds them.
+    yield { type: "usage", usage: usageOf(run, progress) };
+    yield { type: "finish", reason: "error" };
+    throw error;
   } finally {
-    producer.signal.removeEventListener("abort", onCancel);
-    if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+    signal.removeEventListener("abort", onCancel);
   }
 }
 
-function fillMetadata<T>(run: GenerationRun<T>, progress: Progress, result: TokenStreamResult | null): void {
-  const generation = run.thunk.generation;
-  generation.usage = {
+function usageOf<T>(run: GenerationRun<T>, progress: Progress) {
+  return {
     promptTokens: run.promptTokens,
     completionTokens: progress.completionTokens,
     totalTokens: run.promptTokens + progress.completionTokens,
   };
-  generation.finishReasons = progress.finishReason === null ? null : [progress.finishReason];
+}
+
+/**
+ * What no part carries: timings, time to first token, the generate log. `cancelled`: also usage and the
+ * finish reason, which parts can no longer deliver once the reader left.
+ */
+function fillMetadata<T>(
+  run: GenerationRun<T>,
+  progress: Progress,
+  result: TokenStreamResult | null,
+  cancelled: boolean,
+): void {
+  const generation = run.thunk.generation;
+  if (cancelled) {
+    generation.usage = usageOf(run, progress);
+    generation.finishReasons = progress.finishReason === null ? null : [progress.finishReason];
+  }
   generation.timeToFirstTokenMs =
     progress.firstTokenAt === null ? null : progress.firstTokenAt - run.requestStart;
   const native = result?.timings;
@@ -168,8 +197,11 @@ function fillMetadata<T>(run: GenerationRun<T>, progress: Progress, result: Toke
         ? null
         : native.timeToFirstTokenMs - native.prefillMs,
     prefillMs: native?.prefillMs ?? null,
+    // Until the thunk received the first part (ttfbMs is the thunk's own measure).
     firstDeliveryMs:
-      firstSampledAt === null || progress.firstTextAt === null ? null : progress.firstTextAt - firstSampledAt,
+      firstSampledAt === null || generation.ttfbMs === null
+        ? null
+        : run.requestStart + generation.ttfbMs - firstSampledAt,
     decodeMs: native?.decodeMs ?? null,
   };
   if (run.thunk.generateLog !== null) {
@@ -184,34 +216,26 @@ function fillMetadata<T>(run: GenerationRun<T>, progress: Progress, result: Toke
   }
 }
 
-/** Runs once the whole text is in the thunk: tool calls and structured output. */
-function finish<T>(run: GenerationRun<T>, thunk: ModelOutputThunk<T>, progress: Progress): void {
-  const text = thunk.value ?? "";
-  if (Object.keys(run.tools).length > 0) {
-    const parsed = parseToolCalls(text, run.tools);
-    if (parsed.calls.length > 0) thunk.toolCalls = parsed.calls;
-    if (parsed.rejected.length > 0) thunk.meta.rejectedToolCalls = parsed.rejected;
+/** Parses the structured output into parsedRepr, or records why it is unusable on `error` (soft). */
+function parseStructuredOutput<T>(
+  thunk: ModelOutputThunk<T>,
+  format: z.ZodType<T>,
+  text: string,
+  finishReason: Progress["finishReason"],
+): void {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    thunk.error = new StructuredOutputError(text, finishReason, "the text is not complete JSON", error);
+    return;
   }
-  if (run.format !== undefined) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      thunk.error = new StructuredOutputError(
-        text,
-        progress.finishReason,
-        "the text is not complete JSON",
-        error,
-      );
-      return;
-    }
-    const checked = run.format.safeParse(json);
-    if (checked.success) thunk.parsedRepr = checked.data;
-    else {
-      const problems = checked.error.issues
-        .map((issue) => `${issue.path.map(String).join(".") || "(value)"}: ${issue.message}`)
-        .join("; ");
-      thunk.error = new StructuredOutputError(text, progress.finishReason, problems, checked.error);
-    }
+  const checked = format.safeParse(json);
+  if (checked.success) thunk.parsedRepr = checked.data;
+  else {
+    const problems = checked.error.issues
+      .map((issue) => `${issue.path.map(String).join(".") || "(value)"}: ${issue.message}`)
+      .join("; ");
+    thunk.error = new StructuredOutputError(text, finishReason, problems, checked.error);
   }
 }

@@ -2,7 +2,10 @@ import type { LogitsAlternative, LogitsStep, LogitsTrace } from "../../core/logi
 import type { LogitsRequest } from "../../core/model-options.js";
 import type { TokenLogits } from "./token-stream.js";
 
-/** Fills a core LogitsTrace (source "llama.cpp") from the native stream's per-token captures. */
+/**
+ * Turns the native stream's per-token captures into core LogitsSteps (source "llama.cpp"). `trace` is the
+ * trace's header, with no steps: the thunk appends the steps of the logits parts it reads.
+ */
 export class LogitsTraceBuilder {
   readonly trace: LogitsTrace;
   readonly #pieceText: (token: number) => string;
@@ -23,8 +26,14 @@ export class LogitsTraceBuilder {
     this.#pieceText = pieceText;
   }
 
-  add(token: number, text: string, captured: TokenLogits | undefined, bytes?: Uint8Array): void {
-    if (captured === undefined) return;
+  /** The step of one token; null when nothing was captured for it. */
+  step(
+    token: number,
+    text: string,
+    captured: TokenLogits | undefined,
+    bytes?: Uint8Array,
+  ): LogitsStep | null {
+    if (captured === undefined) return null;
     const full = captured.full;
     // The addon computes every log-sum-exp (vectorized); a non-finite one would only make NaN logprobs.
     const logSumExp = Number.isFinite(captured.logSumExp) ? captured.logSumExp : null;
@@ -56,6 +65,6 @@ export class LogitsTraceBuilder {
     if (full !== undefined) step.full = full;
     // A view, not a copy: the addon allocates each batch's piece buffer anew and never reuses it.
     if (bytes !== undefined) step.bytes = bytes;
-    this.trace.steps.push(step);
+    return step;
   }
 }

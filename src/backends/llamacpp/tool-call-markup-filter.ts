@@ -1,12 +1,13 @@
-import { toolCallClose, toolCallOpen } from "../backends/llamacpp/tool-call-format.js";
+import type { AbstractTool } from "../../core/abstract-tool.js";
+import { type ParsedToolCalls, parseToolCalls, toolCallOpen } from "./tool-call-format.js";
 
 /**
- * The local backend writes tool calls into its text as `<tool_call>{…}</tool_call>` lines (and plain
- * answers never start with `<`). OpenAI clients expect them only in `tool_calls`, so while tools are
- * offered the server holds back text that is, or may become, that markup, and drops it once the calls
- * are known. Text from other backends passes through unchanged.
+ * While tools are offered the model writes either plain text (never starting with `<`) or
+ * `<tool_call>{…}</tool_call>` lines (tool-call-format.ts). The markup is this backend's private
+ * convention: text that is, or may become, markup is held back here and ends as tool-call parts, so no
+ * reader of the stream (the thunk, the server) ever sees it.
  */
-export class ToolCallTextFilter {
+export class ToolCallMarkupFilter {
   #held = "";
   #state: "undecided" | "markup" | "text";
 
@@ -14,7 +15,7 @@ export class ToolCallTextFilter {
     this.#state = toolsOffered ? "undecided" : "text";
   }
 
-  /** The part of `delta` that may be sent now. */
+  /** The part of `delta` that is answer text and may be sent now. */
   push(delta: string): string {
     if (this.#state === "text") return delta;
     this.#held += delta;
@@ -30,31 +31,16 @@ export class ToolCallTextFilter {
     return released;
   }
 
-  /** Characters pushed but not yet released (markup, or text that may still become markup). */
-  get heldLength(): number {
-    return this.#held.length;
-  }
-
   /**
-   * What is left to send at the end: the held text without its tool-call markup. Markup never becomes
-   * content, also when no call could be extracted from it (a call cut off by max_tokens, a malformed one):
-   * OpenAI clients would show it as the answer. Without tools offered nothing is ever held, so this is "".
+   * At the end: the held markup as calls bound to the offered tools, the calls that could not be used,
+   * and the text that is not markup. Markup never becomes text, also when no call could be extracted from
+   * it (a call cut off by the token limit, a malformed one). Without tools offered nothing is ever held.
    */
-  finish(): string {
+  finish(tools: Readonly<Record<string, AbstractTool<unknown, unknown>>>): ParsedToolCalls {
     const held = this.#held;
     this.#held = "";
-    return stripToolCallMarkup(held);
+    const parsed = parseToolCalls(held, tools);
+    // A call the token limit cut off inside its opening tag is markup too.
+    return toolCallOpen.startsWith(parsed.text) ? { ...parsed, text: "" } : parsed;
   }
-}
-
-/** The text after the leading tool-call lines (the answer's prose, usually empty). */
-export function stripToolCallMarkup(text: string): string {
-  let rest = text;
-  while (rest.startsWith(toolCallOpen)) {
-    const end = rest.indexOf(toolCallClose);
-    if (end === -1) return "";
-    rest = rest.slice(end + toolCallClose.length).replace(/^\n/, "");
-  }
-  // A call the token limit cut off inside its opening tag is markup too.
-  return toolCallOpen.startsWith(rest) ? "" : rest;
 }

@@ -7,11 +7,10 @@ import {
   type ResolvedGenerateOptions,
 } from "../../core/base-backend.js";
 import type { Context } from "../../core/context.js";
-import { GenerationAbortedError } from "../../core/errors/generation-aborted-error.js";
 import { GenerateLog } from "../../core/generate-log.js";
-import type { ThunkProducer } from "../../core/model-output-thunk.js";
 import { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import type { Span } from "../../core/span.js";
+import type { StreamPart } from "../../core/stream-part.js";
 import { GenAi } from "../../core/telemetry/gen-ai-conventions.js";
 import type { GenAiOperation } from "../../core/telemetry/generation-observation.js";
 import type { Formatter } from "../../formatting/formatter.js";
@@ -31,7 +30,7 @@ import {
   retryDelayMs,
 } from "./fault-policy.js";
 import { HttpExchange } from "./http-exchange.js";
-import { type OpenAIChunk, OpenAIOutputAssembler } from "./output-assembler.js";
+import { OpenAIOutputAssembler } from "./output-assembler.js";
 import { readChatStream } from "./read-chat-stream.js";
 
 export interface OpenAIBackendOptions extends BaseBackendOptions {
@@ -159,38 +158,39 @@ export class OpenAIBackend extends BaseBackend {
       extra: { baseUrl: this.baseUrl, stream, attempts: 0, tools: Object.keys(request.tools) },
     });
     const assembler = new OpenAIOutputAssembler<T>(request, options.format ?? null);
-    const producer = thunk.startProducer<OpenAIChunk>({
-      process: (chunk, target) => assembler.process(chunk, target),
-      postProcess: (target) => {
-        assembler.finish(target);
-        // What the server answered (streamed chunks merged), as the local backend logs its native result.
-        if (target.generateLog !== null) target.generateLog.modelOutput = target.raw?.response ?? null;
+    const startedAt = performance.now();
+    thunk.consume(
+      (signal) => {
+        // A cancel fires this before the thunk settles, so the span and code after a `break` see them.
+        // (The signal also aborts on the caller's signal and when the thunk fails: not a cancel.)
+        signal.addEventListener(
+          "abort",
+          () => {
+            if (thunk.cancelled) assembler.cancelled(thunk);
+          },
+          { once: true },
+        );
+        return this.#parts(thunk, assembler, request, stream, options, startedAt, signal);
       },
-    });
-    // A cancel fires this before the thunk settles, so the span and code after a `break` see them.
-    // (The signal also aborts when a chunk fails the thunk: that is a failure, not a cancel.)
-    producer.signal.addEventListener(
-      "abort",
-      () => {
-        if (thunk.cancelled) assembler.cancelled(thunk);
-      },
-      { once: true },
+      { startedAt, ...(options.signal !== undefined && { signal: options.signal }) },
     );
-    void this.#produce(thunk, producer, request, stream, options);
     return thunk;
   }
 
-  async #produce<T>(
+  /**
+   * The parts of one generation, retries included. The signal is the thunk's: it aborts on a cancel and on
+   * the caller's signal (the thunk listens to that one), and stops the HTTP exchange.
+   */
+  async *#parts<T>(
     thunk: ModelOutputThunk<T>,
-    producer: ThunkProducer<OpenAIChunk>,
+    assembler: OpenAIOutputAssembler<T>,
     request: ChatRequest,
     stream: boolean,
     options: ResolvedGenerateOptions<T>,
-  ): Promise<void> {
-    const startedAt = performance.now();
+    startedAt: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamPart, void, undefined> {
     const deadline = startedAt + this.timeouts.totalMs;
-    const signal =
-      options.signal === undefined ? producer.signal : AbortSignal.any([producer.signal, options.signal]);
     const progress = { text: "", delivered: false };
     const maxChunks = options.modelOptions.maxNewTokens;
     for (let attempt = 1; ; attempt += 1) {
@@ -207,22 +207,29 @@ export class OpenAIBackend extends BaseBackend {
       });
       try {
         await exchange.open();
-        if (stream) await readChatStream({ thunk, exchange, producer, startedAt, progress, maxChunks });
-        else {
+        if (stream) {
+          for await (const item of readChatStream({ thunk, exchange, startedAt, progress, maxChunks })) {
+            if (item.kind === "started") yield { type: "response-metadata", id: item.id, model: item.model };
+            else yield* assembler.parts(item);
+          }
+        } else {
           exchange.firstTokenArrived();
           const completion = await exchange.json();
-          if (exchange.firstByteAt !== null) thunk.generation.ttfbMs = exchange.firstByteAt - startedAt;
+          const body = (completion ?? {}) as Record<string, unknown>;
+          yield {
+            type: "response-metadata",
+            id: typeof body.id === "string" ? body.id : null,
+            model: typeof body.model === "string" ? body.model : null,
+          };
           thunk.generation.timeToFirstTokenMs = performance.now() - startedAt;
-          await producer.push({ kind: "completion", completion });
+          yield* assembler.parts({ kind: "completion", completion });
         }
-        producer.end();
+        yield* assembler.finish(thunk);
+        // What the server answered (streamed chunks merged), as the local backend logs its native result.
+        if (thunk.generateLog !== null) thunk.generateLog.modelOutput = thunk.raw?.response ?? null;
         return;
       } catch (error) {
-        if (producer.signal.aborted) return;
-        if (options.signal?.aborted) {
-          producer.fail(new GenerationAbortedError(progress.text, options.signal.reason));
-          return;
-        }
+        if (signal.aborted) return;
         const failure = OpenAIBackendError.isInstance(error)
           ? error
           : new OpenAIIncompleteStreamError("unexpected failure", error);
@@ -235,15 +242,10 @@ export class OpenAIBackend extends BaseBackend {
           !progress.delivered &&
           attempt <= this.retry.maxRetries &&
           performance.now() + delay < deadline;
-        if (!canRetry) {
-          producer.fail(failure);
-          return;
-        }
+        if (!canRetry) throw failure;
         try {
           await sleep(delay, undefined, { signal });
         } catch {
-          if (options.signal?.aborted)
-            producer.fail(new GenerationAbortedError(progress.text, options.signal.reason));
           return;
         }
       } finally {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ComponentParseError } from "../../core/errors/component-parse-error.js";
-import type { ModelOutputThunk, ThunkDelta } from "../../core/model-output-thunk.js";
+import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
+import type { StreamPart } from "../../core/stream-part.js";
 import {
   type ChunkChoice,
   chatCompletionDeltaMerge,
@@ -10,7 +11,7 @@ import type { ChatRequest } from "./build-chat-request.js";
 import { logprobsToTrace } from "./logprobs-trace.js";
 import { rawLogitsFromExtension } from "./raw-logits-extension.js";
 
-/** What the producer hands the thunk: one streamed chunk, or the whole non-streamed completion. */
+/** What the wire delivers: one streamed chunk, or the whole non-streamed completion. */
 export type OpenAIChunk =
   | { kind: "chunk"; chunk: Record<string, unknown> }
   | { kind: "completion"; completion: unknown };
@@ -35,9 +36,9 @@ interface WireChoice {
 }
 
 /**
- * Turns wire chunks into thunk deltas (consumer side) and, at the end, fills the metadata: usage, id,
- * response model, finish reasons, logprobs, tool calls, the raw response and parsedRepr for formats.
- * Only choice 0 feeds the text; every choice's finish reason is kept.
+ * Turns wire chunks into stream parts and, at the end, into the closing parts: response id and model,
+ * usage, logprobs, tool calls, finish reasons. It also keeps the raw response on the thunk and parses a
+ * structured-output format. Only choice 0 feeds the text; every choice's finish reason is kept.
  */
 export class OpenAIOutputAssembler<T> {
   readonly #request: ChatRequest;
@@ -46,20 +47,23 @@ export class OpenAIOutputAssembler<T> {
   #contentChunks = 0;
   readonly #choiceDeltas = new Map<number, ChunkChoice[]>();
   #completion: Record<string, unknown> | null = null;
+  // Choice 0's text, for the structured-output parse.
+  #text = "";
 
   constructor(request: ChatRequest, format: z.ZodType<T> | null) {
     this.#request = request;
     this.#format = format;
   }
 
-  process(item: OpenAIChunk, _thunk: ModelOutputThunk<T>): ThunkDelta | undefined {
+  /** The text and reasoning parts of one wire item. */
+  parts(item: OpenAIChunk): StreamPart[] {
     if (item.kind === "completion") {
       this.#completion = (item.completion ?? {}) as Record<string, unknown>;
       const message = firstChoice(this.#completion)?.message ?? {};
-      return textDelta(message.content, message.reasoning_content ?? message.reasoning);
+      return this.#textParts(message.content, message.reasoning_content ?? message.reasoning);
     }
     this.#chunks.push(item.chunk);
-    let result: ThunkDelta | undefined;
+    const parts: StreamPart[] = [];
     for (const choice of (item.chunk.choices ?? []) as ChunkChoice[]) {
       const index = choice.index ?? 0;
       const list = this.#choiceDeltas.get(index) ?? [];
@@ -71,10 +75,22 @@ export class OpenAIOutputAssembler<T> {
         reasoning_content?: string | null;
         reasoning?: string | null;
       };
-      result = textDelta(delta.content, delta.reasoning_content ?? delta.reasoning);
-      if (result !== undefined) this.#contentChunks += 1;
+      parts.push(...this.#textParts(delta.content, delta.reasoning_content ?? delta.reasoning));
+      this.#contentChunks += 1;
     }
-    return result;
+    return parts;
+  }
+
+  #textParts(text: unknown, reasoning: unknown): StreamPart[] {
+    const parts: StreamPart[] = [];
+    if (typeof reasoning === "string" && reasoning.length > 0) {
+      parts.push({ type: "reasoning-delta", text: reasoning });
+    }
+    if (typeof text === "string" && text.length > 0) {
+      this.#text += text;
+      parts.push({ type: "text-delta", text });
+    }
+    return parts;
   }
 
   /**
@@ -93,8 +109,12 @@ export class OpenAIOutputAssembler<T> {
     generation.usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
   }
 
-  finish(thunk: ModelOutputThunk<T>): void {
-    const generation = thunk.generation;
+  /**
+   * The closing parts, once the response is complete. Writes what no part carries on the thunk: the raw
+   * response, and parsedRepr (or the soft parse error) for a structured-output format.
+   */
+  finish(thunk: ModelOutputThunk<T>): StreamPart[] {
+    const parts: StreamPart[] = [];
     let choice: WireChoice;
     let source: Record<string, unknown>;
     let finishReasons: string[];
@@ -126,37 +146,54 @@ export class OpenAIOutputAssembler<T> {
         streamedChunks: this.#chunks,
       };
     }
-    generation.responseId = typeof source.id === "string" ? source.id : null;
-    generation.responseModel = typeof source.model === "string" ? source.model : null;
-    generation.finishReasons = finishReasons.length > 0 ? finishReasons : null;
+    parts.push({
+      type: "response-metadata",
+      id: typeof source.id === "string" ? source.id : null,
+      model: typeof source.model === "string" ? source.model : null,
+    });
     const usage = source.usage as WireUsage | null | undefined;
     if (usage != null) {
       const promptTokens = usage.prompt_tokens ?? 0;
       const completionTokens = usage.completion_tokens ?? 0;
-      generation.usage = {
-        promptTokens,
-        completionTokens,
-        totalTokens: usage.total_tokens ?? promptTokens + completionTokens,
-      };
+      parts.push({
+        type: "usage",
+        usage: {
+          promptTokens,
+          completionTokens,
+          totalTokens: usage.total_tokens ?? promptTokens + completionTokens,
+        },
+      });
     }
     const logprobContent = choice.logprobs?.content;
     if (this.#request.topLogprobs !== null && Array.isArray(logprobContent)) {
-      generation.logits = logprobsToTrace(logprobContent, this.#request.topLogprobs);
+      const trace = logprobsToTrace(logprobContent, this.#request.topLogprobs);
+      // The header here, the steps through the part: the thunk appends what logits parts carry.
+      thunk.generation.logits = { ...trace, steps: [] };
+      parts.push({ type: "logits", processed: trace.steps });
     }
-    generation.rawLogits = rawLogitsFromExtension(choice.tessera_raw_logits);
+    const raw = rawLogitsFromExtension(choice.tessera_raw_logits);
+    if (raw !== null) {
+      thunk.generation.rawLogits = { ...raw, steps: [] };
+      parts.push({ type: "logits", raw: raw.steps });
+    }
 
     // Calls to tools that were never offered, or with broken JSON, are dropped (with a warning): never run.
-    thunk.toolCalls = extractModelToolRequests(this.#request.tools, {
+    const toolCalls = extractModelToolRequests(this.#request.tools, {
       message: { tool_calls: choice.message?.tool_calls ?? null },
     });
+    for (const toolCall of toolCalls ?? []) parts.push({ type: "tool-call", toolCall });
 
     if (this.#format !== null) {
       try {
-        thunk.parsedRepr = this.#format.parse(JSON.parse(thunk.value ?? ""));
+        thunk.parsedRepr = this.#format.parse(JSON.parse(this.#text));
       } catch (error) {
         thunk.error = new ComponentParseError("response_format", error);
       }
     }
+    if (finishReasons.length > 0) {
+      parts.push({ type: "finish", reason: finishReasons[0]!, choiceReasons: finishReasons });
+    }
+    return parts;
   }
 }
 
@@ -165,11 +202,4 @@ function firstChoice(completion: Record<string, unknown>): WireChoice | undefine
   return Array.isArray(choices)
     ? ((choices as WireChoice[]).find((choice) => (choice.index ?? 0) === 0) ?? choices[0])
     : undefined;
-}
-
-function textDelta(text: unknown, thinking: unknown): ThunkDelta {
-  const delta: ThunkDelta = {};
-  if (typeof text === "string") delta.text = text;
-  if (typeof thinking === "string") delta.thinking = thinking;
-  return delta;
 }

@@ -1,4 +1,4 @@
-import type { ModelOutputThunk, ThunkProducer } from "../../core/model-output-thunk.js";
+import type { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import { OpenAIIncompleteStreamError } from "./errors/openai-incomplete-stream-error.js";
 import { OpenAIMalformedStreamError } from "./errors/openai-malformed-stream-error.js";
 import { OpenAIProviderError } from "./errors/openai-provider-error.js";
@@ -6,7 +6,7 @@ import { OpenAIResponseTooLargeError } from "./errors/openai-response-too-large-
 import type { HttpExchange } from "./http-exchange.js";
 import type { OpenAIChunk } from "./output-assembler.js";
 
-/** What the retry loop needs to know: the text that reached the thunk, and whether any output did. */
+/** What the retry loop needs to know: the text that was read, and whether any output was. */
 export interface StreamProgress {
   text: string;
   delivered: boolean;
@@ -15,7 +15,6 @@ export interface StreamProgress {
 export interface ReadChatStreamOptions<T> {
   thunk: ModelOutputThunk<T>;
   exchange: HttpExchange;
-  producer: ThunkProducer<OpenAIChunk>;
   /** performance.now() at the start of the generation (retries included). */
   startedAt: number;
   progress: StreamProgress;
@@ -23,21 +22,25 @@ export interface ReadChatStreamOptions<T> {
   maxChunks: number | undefined;
 }
 
+/** A wire chunk, or the note that the response started (its first event: id and model). */
+export type ChatStreamItem = OpenAIChunk | { kind: "started"; id: string | null; model: string | null };
+
 /**
- * Push the chunks of one streamed response into the thunk until `data: [DONE]`. Throws a typed error on
- * an unparsable event, an error event, too many chunks, or a body that ends without [DONE].
+ * The chunks of one streamed response, up to `data: [DONE]`, pulled as the reader asks for them. Throws
+ * a typed error on an unparsable event, an error event, too many chunks, or a body that ends without
+ * [DONE].
  */
-export async function readChatStream<T>(options: ReadChatStreamOptions<T>): Promise<void> {
-  const { thunk, exchange, producer, startedAt, progress, maxChunks } = options;
+export async function* readChatStream<T>(
+  options: ReadChatStreamOptions<T>,
+): AsyncGenerator<ChatStreamItem, void, undefined> {
+  const { thunk, exchange, startedAt, progress, maxChunks } = options;
   // Chunks without output (the role announcement) wait here, so a retry never leaves a failed attempt's
   // chunks on the thunk.
   const held: OpenAIChunk[] = [];
   let outputChunks = 0;
   let done = false;
+  let started = false;
   for await (const event of exchange.events()) {
-    if (exchange.firstByteAt !== null && !progress.delivered) {
-      thunk.generation.ttfbMs = exchange.firstByteAt - startedAt;
-    }
     if (event.data === "[DONE]") {
       done = true;
       break;
@@ -50,6 +53,14 @@ export async function readChatStream<T>(options: ReadChatStreamOptions<T>): Prom
     }
     if (event.event === "error" || (payload.error !== undefined && payload.error !== null)) {
       throw new OpenAIProviderError(payload.error ?? payload);
+    }
+    if (!started) {
+      started = true;
+      yield {
+        kind: "started",
+        id: typeof payload.id === "string" ? payload.id : null,
+        model: typeof payload.model === "string" ? payload.model : null,
+      };
     }
     const chunk: OpenAIChunk = { kind: "chunk", chunk: payload };
     const delta = chunkOutput(payload);
@@ -67,13 +78,13 @@ export async function readChatStream<T>(options: ReadChatStreamOptions<T>): Prom
       exchange.firstTokenArrived();
       thunk.generation.timeToFirstTokenMs = performance.now() - startedAt;
     }
-    for (const earlier of held.splice(0)) if (!(await producer.push(earlier))) return;
-    if (!(await producer.push(chunk))) return;
+    yield* held.splice(0);
+    yield chunk;
     progress.text += delta.text;
   }
   if (!done) throw new OpenAIIncompleteStreamError("the body ended");
   await exchange.drainRest(200);
-  for (const chunk of held.splice(0)) if (!(await producer.push(chunk))) return;
+  yield* held.splice(0);
 }
 
 /** Whether a chunk carries output (text, reasoning, tool calls), and choice 0's text. */

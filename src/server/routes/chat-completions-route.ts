@@ -29,7 +29,6 @@ export function registerChatCompletionsRoute(
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,
-        toolsOffered,
         start: async (signal) => {
           const result = await backend.generateFromContext(generation.action, generation.context, {
             ...generation.options,

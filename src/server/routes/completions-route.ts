@@ -52,7 +52,6 @@ export function registerCompletionsRoute(
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,
-        toolsOffered: false,
         start: async (signal) => {
           const [thunk] = await backend.generateFromRaw([new CBlock(prompt)], new SimpleContext(), {
             modelOptions,
