@@ -25,9 +25,14 @@ export interface StreamOutcome {
   completionTokens: number | null;
   /**
    * The target's own stages of the first token, up to the point its first text was handed over, and
-   * that point (ms from the request). The runner adds the hop to the consumer to the last stage.
+   * that point (ms from the request). The runner adds the rest of the way to the consumer to `remainder`.
    */
-  firstToken?: { stages: FirstTokenStageTimes; handedOverMs: number };
+  firstToken?: {
+    stages: FirstTokenStageTimes;
+    handedOverMs: number;
+    /** The stage that takes the rest of the way to the runner (default firstDelivery; network over HTTP). */
+    remainder?: "firstDelivery" | "network";
+  };
 }
 
 export interface BenchTarget {

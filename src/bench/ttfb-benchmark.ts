@@ -5,6 +5,7 @@ import type { BenchTarget, StreamObserver } from "./bench-target.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
 import { type FirstTokenStageTimes, firstTokenStages } from "./first-token-stages.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
+import { comparePaired, type PairedComparison } from "./paired-comparison.js";
 import { type SampleSummary, summarize } from "./stats.js";
 import { buildUniquePrompt } from "./unique-prompts.js";
 
@@ -20,6 +21,8 @@ export interface TtfbOptions {
   countTokens?: (text: string) => Promise<number>;
   onProgress?: (progress: { done: number; total: number; label: string }) => void;
   signal?: AbortSignal;
+  /** Rows to compare run by run (target name, reference name); pairs naming a missing row are left out. */
+  comparisons?: ReadonlyArray<{ target: string; reference: string }>;
 }
 
 export interface TtfbRunRecord {
@@ -44,8 +47,9 @@ export interface TtfbRunRecord {
    */
   interTokenMs?: number | null;
   /**
-   * Where the first token's time went (rows that report it): the target's stages, with the hop from its
-   * hand-over to this runner's for-await added to firstDelivery. They sum to about firstContentMs.
+   * Where the first token's time went (rows that report it): the target's stages, with the rest of the
+   * way from its hand-over to this runner added to firstDelivery (or network, over HTTP). They sum to about
+   * firstContentMs.
    */
   stages?: FirstTokenStageTimes;
 }
@@ -78,7 +82,44 @@ export interface TtfbResult {
     promptTokensMeasured: boolean;
   };
   rows: TtfbRow[];
+  /** First token of each compared row over its reference's, run by run (same prompt length and run). */
+  comparisons: PairedComparison[];
   runs: TtfbRunRecord[];
+}
+
+/** The first-token comparisons of `records`, per prompt length, for the pairs whose rows both ran. */
+export function compareFirstTokens(
+  records: ReadonlyArray<TtfbRunRecord>,
+  promptLengths: ReadonlyArray<number>,
+  runs: number,
+  pairs: ReadonlyArray<{ target: string; reference: string }>,
+): PairedComparison[] {
+  const series = (target: string, promptTokens: number) => {
+    const values: Array<number | null> = Array.from({ length: runs }, () => null);
+    for (const record of records) {
+      if (record.target === target && record.promptTokens === promptTokens && record.ok)
+        values[record.run] = record.firstContentMs ?? null;
+    }
+    return values;
+  };
+  const names = new Set(records.map((record) => record.target));
+  const comparisons: PairedComparison[] = [];
+  for (const { target, reference } of pairs) {
+    if (!names.has(target) || !names.has(reference)) continue;
+    for (const promptTokens of promptLengths) {
+      comparisons.push(
+        comparePaired(
+          target,
+          reference,
+          "first token ms",
+          series(target, promptTokens),
+          series(reference, promptTokens),
+          promptTokens,
+        ),
+      );
+    }
+  }
+  return comparisons;
 }
 
 function emptyRow(target: BenchTarget, promptTokens: number, skipped: string | null): TtfbRow {
@@ -164,12 +205,13 @@ async function measureOnce(
     const reported = outcome.firstToken;
     // The target's hand-over is timed from its own request start, a few microseconds after `started`;
     // the rest of the way to this reader belongs to the delivery.
+    const remainder = reported?.remainder ?? "firstDelivery";
     const stages =
       reported === undefined || firstContentMs === null
         ? undefined
         : {
             ...reported.stages,
-            firstDelivery: reported.stages.firstDelivery + firstContentMs - reported.handedOverMs,
+            [remainder]: reported.stages[remainder] + firstContentMs - reported.handedOverMs,
           };
     return {
       ok: true,
@@ -272,6 +314,7 @@ export async function runTtfbBenchmark(
       promptTokensMeasured,
     },
     rows,
+    comparisons: compareFirstTokens(records, options.promptTokens, options.runs, options.comparisons ?? []),
     runs: records,
   };
 }

@@ -73,6 +73,7 @@ function serverRow(
   extraBody?: Record<string, unknown>,
   api: "chat" | "completions" = "chat",
   secondTurn = false,
+  firstTokenTimings = false,
 ) {
   let server: ServerProcess | undefined;
   let port = 0;
@@ -84,6 +85,7 @@ function serverRow(
     model: "local",
     api,
     secondTurn,
+    firstTokenTimings,
     ...(extraBody !== undefined && { extraBody }),
     prepare: async (signal) => {
       port = await freePort();
@@ -118,6 +120,8 @@ function startTesseraServe(
         ...["--alias", "local"],
       ],
       readyUrl: `http://127.0.0.1:${port}/health`,
+      // Serve records each request's first-token stages for GET /debug/first-token/<id>.
+      env: { ...process.env, TESSERA_SERVE_TIMINGS: "1" },
       signal,
     });
   };
@@ -158,6 +162,33 @@ function startLlamaServer(
 const servePeerBody = { ignore_eos: true };
 const llamaServerBody = { ignore_eos: true, cache_prompt: false };
 
+/**
+ * The pairs `bench ttfb` compares run by run: tessera against the other in-process stack and against
+ * the C++ limit, serve against llama-server and against tessera in-process (what HTTP adds), the second
+ * turn against the first, and the concurrent rows against each other.
+ */
+export function ttfbComparisons(
+  targets: ReadonlyArray<BenchTarget>,
+): Array<{ target: string; reference: string }> {
+  const names = new Set(targets.map((target) => target.name));
+  const pairs = [
+    ["tessera (in-process)", "node-llama-cpp (in-process)"],
+    ["tessera (in-process)", "greedy runner (C++)"],
+    ["node-llama-cpp (in-process)", "greedy runner (C++)"],
+    ["tessera serve (HTTP)", "llama-server (HTTP)"],
+    ["tessera serve (HTTP)", "tessera (in-process)"],
+    ["tessera (in-process, 2nd turn)", "tessera (in-process)"],
+    ["tessera serve (HTTP, 2nd turn)", "tessera (in-process, 2nd turn)"],
+    [
+      `tessera serve (HTTP, ${concurrentRequests} at once)`,
+      `llama-server (HTTP, ${concurrentRequests} at once)`,
+    ],
+  ];
+  return pairs
+    .filter(([target, reference]) => names.has(target!) && names.has(reference!))
+    .map(([target, reference]) => ({ target: target!, reference: reference! }));
+}
+
 export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
   const targets: BenchTarget[] = [];
   for (const row of options.rows) {
@@ -190,6 +221,8 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
           startTesseraServe(options, name, 1, options.contextSize),
           servePeerBody,
           "completions",
+          false,
+          true,
         ),
       );
     }
@@ -201,7 +234,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
     if (row === "tessera-serve-2nd-turn") {
       const name = "tessera serve (HTTP, 2nd turn)";
       const start = startTesseraServe(options, name, 1, options.contextSize * 2);
-      targets.push(serverRow(name, start, servePeerBody, "chat", true));
+      targets.push(serverRow(name, start, servePeerBody, "chat", true, true));
     }
     if (row === "tessera-serve-4x") {
       const name = `tessera serve (HTTP, ${concurrentRequests} at once)`;

@@ -2,10 +2,11 @@ import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Backend } from "../core/backend.js";
-import { answerClientError } from "./client-error-response.js";
 import { checkRequestedModel } from "./check-requested-model.js";
+import { answerClientError } from "./client-error-response.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
 import { UnauthorizedError } from "./errors/unauthorized-error.js";
+import { FirstTokenTimings } from "./first-token-timings.js";
 import { toErrorResponse } from "./openai-error-response.js";
 import { routeMiss } from "./route-miss.js";
 import { registerChatCompletionsRoute } from "./routes/chat-completions-route.js";
@@ -37,6 +38,12 @@ export interface TesseraServerOptions {
   requestTimeoutMs?: number;
   /** Fastify request logging (default off). */
   logger?: boolean;
+  /**
+   * Record where each request's first token went, for requests with an `x-tessera-timing-id` header, and
+   * answer GET /debug/first-token/<id> (used by `tessera bench ttfb`). Default: on when the environment
+   * has TESSERA_SERVE_TIMINGS=1 (how the benchmark starts `tessera serve`), else off.
+   */
+  firstTokenTimings?: boolean;
 }
 
 export interface TesseraServer {
@@ -53,7 +60,9 @@ export function createTesseraApp(options: TesseraServerOptions): {
   metrics: ServerMetrics;
   limiter: ConcurrencyLimiter;
 } {
-  const backend = options.backend;
+  const timings =
+    (options.firstTokenTimings ?? process.env.TESSERA_SERVE_TIMINGS === "1") ? new FirstTokenTimings() : null;
+  const backend = timings === null ? options.backend : timings.wrapBackend(options.backend);
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const app = Fastify({
     logger: options.logger ?? false,
@@ -106,6 +115,8 @@ export function createTesseraApp(options: TesseraServerOptions): {
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
 
+  // Before any route, so its onRoute hook sees them all.
+  timings?.install(app);
   app.get("/health", async () => ({
     status: "ok",
     model: modelName,

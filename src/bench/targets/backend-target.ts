@@ -10,7 +10,7 @@ import { ChatContext } from "../../stdlib/contexts/chat-context.js";
 import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchTargetUnavailableError } from "../errors/bench-target-unavailable-error.js";
-import type { FirstTokenStageTimes } from "../first-token-stages.js";
+import { inProcessStages } from "../first-token-stages.js";
 
 export interface BackendTargetOptions {
   name: string;
@@ -120,7 +120,7 @@ export class BackendTarget implements BenchTarget {
           };
     const complete =
       stages !== null && Object.values(stages).every((value) => typeof value === "number")
-        ? (stages as FirstTokenStageTimes)
+        ? inProcessStages(stages as Parameters<typeof inProcessStages>[0])
         : null;
     return {
       completionTokens: thunk.generation.usage?.completionTokens ?? null,

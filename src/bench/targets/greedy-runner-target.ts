@@ -3,6 +3,7 @@
 // handed to the observer with the runner's own times, so the row shows what the libraries can do with
 // no queue, no thread hand-off and no JavaScript, and the pipe to this process is never counted.
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
+import { inProcessStages } from "../first-token-stages.js";
 import { GreedyRunnerProcess, greedyRunnerName } from "../greedy-runner-process.js";
 
 export interface GreedyRunnerTargetOptions {
@@ -36,14 +37,14 @@ export class GreedyRunnerTarget implements BenchTarget {
     return {
       completionTokens: generation.generatedTokens,
       firstToken: {
-        stages: {
+        stages: inProcessStages({
           setup: 0,
           template: generation.templateMs,
           tokenize: generation.tokenizeMs - generation.templateMs,
           queueWait: 0,
           prefill: generation.firstTokenMs - generation.tokenizeMs,
           firstDelivery: 0,
-        },
+        }),
         handedOverMs: generation.firstTokenMs,
       },
     };

@@ -1,7 +1,10 @@
 // A row that streams from an OpenAI-compatible server (tessera serve, llama-server, vLLM, Ollama, a hosted
 // API) with fetch, so the first body byte and every SSE content delta are timed where they arrive, with
 // no client library in between. Anything off the protocol fails the run (BenchStreamError).
+
+import { randomUUID } from "node:crypto";
 import { SseDecoder } from "../../backends/openai/sse-decoder.js";
+import type { ServedFirstTokenTimings } from "../../server/first-token-timings.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchStreamError } from "../errors/bench-stream-error.js";
 import { secondTurnMessage } from "./backend-target.js";
@@ -22,6 +25,11 @@ export interface OpenAIHttpTargetOptions {
    * reuse.
    */
   secondTurn?: boolean;
+  /**
+   * Ask the server where each first token went (tessera serve started with TESSERA_SERVE_TIMINGS=1): an
+   * x-tessera-timing-id header on each request, then GET /debug/first-token/<id> after its stream.
+   */
+  firstTokenTimings?: boolean;
   /** Extra request fields, e.g. { ignore_eos: true } for llama-server. */
   extraBody?: Record<string, unknown>;
   /** Runs before the first request (start a server); may throw BenchTargetUnavailableError. */
@@ -95,12 +103,14 @@ export class OpenAIHttpTarget implements BenchTarget {
       ...this.#options.extraBody,
     };
     const url = `${this.#options.baseUrl.replace(/\/+$/, "")}/${api === "chat" ? "chat/completions" : "completions"}`;
+    const timingId = this.#options.firstTokenTimings === true ? randomUUID() : null;
     const response = await fetch(url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         accept: "text/event-stream",
         ...(this.#options.apiKey ? { authorization: `Bearer ${this.#options.apiKey}` } : {}),
+        ...(timingId !== null && { "x-tessera-timing-id": timingId }),
       },
       body: JSON.stringify(body),
       signal: request.signal,
@@ -150,6 +160,39 @@ export class OpenAIHttpTarget implements BenchTarget {
     if (leftover !== null)
       throw new BenchStreamError(this.name, "the stream ended inside an event", received);
     if (!sawDone) throw new BenchStreamError(this.name, "the stream ended without [DONE]", received);
-    return { completionTokens };
+    if (timingId === null) return { completionTokens };
+    const firstToken = await this.#firstTokenTimings(timingId, request.signal);
+    return { completionTokens, firstToken };
+  }
+
+  /** The server's stages of this request's first token; the network and client parsing take the rest. */
+  async #firstTokenTimings(
+    id: string,
+    signal: AbortSignal,
+  ): Promise<NonNullable<StreamOutcome["firstToken"]>> {
+    const url = `${new URL(this.#options.baseUrl).origin}/debug/first-token/${id}`;
+    const response = await fetch(url, { signal });
+    if (!response.ok) {
+      throw new BenchStreamError(
+        this.name,
+        `HTTP ${response.status} from ${url}: ${(await response.text()).slice(0, 200)}`,
+      );
+    }
+    const served = (await response.json()) as ServedFirstTokenTimings;
+    return {
+      stages: {
+        request: served.requestMs,
+        setup: served.setupMs,
+        template: served.templateMs,
+        tokenize: served.tokenizeMs,
+        queueWait: served.queueWaitMs,
+        prefill: served.prefillMs,
+        firstDelivery: served.firstDeliveryMs,
+        firstWrite: served.firstWriteMs,
+        network: 0,
+      },
+      handedOverMs: served.serverFirstTokenMs,
+      remainder: "network",
+    };
   }
 }

@@ -7,8 +7,20 @@ import type { Command } from "commander";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
-import { ttfbChart, ttfbMarkdown, ttfbStagesChart, ttfbStagesMarkdown } from "../../bench/ttfb-report.js";
-import { concurrentRequests, type LocalRow, localRows, ttfbTargets } from "../../bench/ttfb-targets.js";
+import {
+  ttfbChart,
+  ttfbComparisonsMarkdown,
+  ttfbMarkdown,
+  ttfbStagesChart,
+  ttfbStagesMarkdown,
+} from "../../bench/ttfb-report.js";
+import {
+  concurrentRequests,
+  type LocalRow,
+  localRows,
+  ttfbComparisons,
+  ttfbTargets,
+} from "../../bench/ttfb-targets.js";
 import {
   benchCommandLine,
   defaultBenchOut,
@@ -86,6 +98,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
       warmupRuns,
       ...(counter?.countTokens && { countTokens: (text: string) => counter.countTokens!(text) }),
       onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
+      comparisons: ttfbComparisons(targets),
     });
   } finally {
     bar.stop();
@@ -97,6 +110,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     command: benchCommandLine(),
   };
   const stages = ttfbStagesMarkdown(result);
+  const comparisons = ttfbComparisonsMarkdown(result);
   const rowWork =
     "Work per row: the in-process rows (tessera, node-llama-cpp) and the C++ greedy runner render the model's " +
     "chat template around the prompt (the runner with llama.cpp's built-in template matcher, its times from its " +
@@ -109,7 +123,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     out: flags.out,
     name: "ttfb",
     result: withModel,
-    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`,
+    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${comparisons === "" ? "" : `\n${comparisons}\n`}${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`,
     chart: ttfbChart(result),
     json: flags.json === true,
   });
