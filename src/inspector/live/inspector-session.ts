@@ -251,10 +251,11 @@ export class InspectorSession {
   #liveToken(event: TokenEvent, index: number): LiveToken {
     const processed = this.#processed.step(event.token, event.text, event.logits, event.bytes);
     const raw = this.#raw.step(event.token, event.text, event.rawLogits, event.bytes);
-    const removedBy =
-      (event.logits as { removedBy?: unknown } | undefined)?.removedBy ??
-      (event as { removedBy?: unknown }).removedBy ??
-      (processed as { removedBy?: unknown } | null)?.removedBy;
+    // The native "cut by" labels arrive on the raw step, one per raw top-k candidate (null: survived).
+    const labels = (raw as { removedBy?: unknown } | null)?.removedBy;
+    const removedBy = Array.isArray(labels)
+      ? raw!.top.map((candidate, position) => ({ token: candidate.token, sampler: labels[position] }))
+      : undefined;
     return liveToken(index, processed, raw, liveAlternatives, this.model.vocabSize, removedBy);
   }
 }

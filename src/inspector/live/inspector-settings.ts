@@ -2,6 +2,10 @@
 // onto the local backend's generate options (which check them again, with its typed errors).
 import { z } from "zod";
 import type { BranchGenerateOptions } from "../../backends/llamacpp/branches/llama-branch.js";
+import {
+  type GenerateTokensOptions,
+  resolveGenerateOptions,
+} from "../../backends/llamacpp/native-generate-options.js";
 
 export const samplerSettingsSchema = z
   .object({
@@ -21,11 +25,41 @@ export type SamplerSettings = z.infer<typeof samplerSettingsSchema>;
 /** Alternatives captured per token, raw and processed. */
 export const liveAlternatives = 8;
 
+let cutBySupported: boolean | undefined;
+
+/**
+ * Whether this build's generate options take `cutBy` (which sampler removed each raw candidate). The
+ * option is checked without decoding anything: an older build refuses it as unknown, and then the page
+ * shows "—" in the "cut by" column.
+ */
+function supportsCutBy(): boolean {
+  if (cutBySupported === undefined) {
+    try {
+      resolveGenerateOptions(
+        Int32Array.of(0),
+        { rawLogits: 2, cutBy: true } as GenerateTokensOptions,
+        16,
+        16,
+      );
+      cutBySupported = true;
+    } catch {
+      cutBySupported = false;
+    }
+  }
+  return cutBySupported;
+}
+
 export function generateOptionsOf(settings: SamplerSettings): BranchGenerateOptions {
   // Only the settings given: an absent sampler is not in the chain at all.
   const samplers = Object.fromEntries(
     Object.entries(settings).filter(([name, value]) => name !== "maxTokens" && value !== undefined),
   ) as BranchGenerateOptions;
   // A small queue: a held branch decodes at most this many tokens ahead of what the page has read.
-  return { ...samplers, logits: liveAlternatives, rawLogits: liveAlternatives, queueCapacity: 4 };
+  return {
+    ...samplers,
+    logits: liveAlternatives,
+    rawLogits: liveAlternatives,
+    queueCapacity: 4,
+    ...(supportsCutBy() && ({ cutBy: true } as BranchGenerateOptions)),
+  };
 }
