@@ -40,6 +40,7 @@ struct TrainOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;
   bool clearGradients = true;  // see optimizerParams; false reproduces llama.cpp's own behaviour
+  bool trainEmbeddings = true;  // see findEmbeddings; false leaves token_embd.weight as llama.cpp does
 };
 
 enum class ProgressKind { Step, Shard, Validation };
@@ -179,6 +180,20 @@ class TrainWorker : public Napi::AsyncWorker {
     params.adamw.beta2 = static_cast<float>(self->options_.beta2);
     params.adamw.wd = static_cast<float>(self->options_.weightDecay);
     return params;
+  }
+
+  // [worker thread] The context's eval callback during the warm-up decode: it finds the token-embedding
+  // weight as the source of the graph's GET_ROWS node. llama_context::opt_init never offers that tensor to
+  // the parameter filter (its "FIXME"), and llama.h has no other way to reach a model's tensors; with the
+  // pointer, ggml_set_param marks it like any other weight, and GET_ROWS has a backward pass
+  // (GET_ROWS_BACK), so the embeddings train. Asks for no tensor's data, so the decode runs as usual.
+  static bool findEmbeddings(ggml_tensor* tensor, bool ask, void* data) {
+    auto* self = static_cast<TrainWorker*>(data);
+    if (ask && self->embeddings_ == nullptr && tensor->op == GGML_OP_GET_ROWS && tensor->src[0] != nullptr &&
+        std::strcmp(tensor->src[0]->name, "token_embd.weight") == 0) {
+      self->embeddings_ = tensor->src[0];
+    }
+    return false;
   }
 
   // [worker thread] llama_opt_init's tensor filter: every weight of the model (llama.cpp itself leaves
@@ -349,6 +364,10 @@ class TrainWorker : public Napi::AsyncWorker {
     contextParams.type_k = GGML_TYPE_F32;  // OUT_PROD has no F16 backward pass
     contextParams.type_v = GGML_TYPE_F32;
     contextParams.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;  // FLASH_ATTN_EXT has no backward pass
+    if (options_.trainEmbeddings) {
+      contextParams.cb_eval = &TrainWorker::findEmbeddings;
+      contextParams.cb_eval_user_data = this;
+    }
     context_ = llama_init_from_model(model_, contextParams);
     if (context_ == nullptr) {
       const std::string details = takeRecentErrors();
@@ -377,6 +396,14 @@ class TrainWorker : public Napi::AsyncWorker {
     optParams.get_opt_pars_ud = this;
     optParams.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
     llama_opt_init(context_, model_, optParams);
+    // After opt_init, before the first training graph is built: ggml builds a parameter's gradient only
+    // when the flag is set when the graph is built, and llama.cpp builds each step's graph anew.
+    if (embeddings_ != nullptr && embeddings_->type == GGML_TYPE_F32) {
+      ggml_set_param(embeddings_);
+      summary_.trainedTensors++;
+      summary_.trainedParameters += ggml_nelements(embeddings_);
+      parameters_.push_back(embeddings_);
+    }
 
     const int64_t rowCount = static_cast<int64_t>(options_.train.size()) / (length + 1);
     shardCount_ = rowCount == 0 ? 0 : (rowCount + options_.shardSize - 1) / options_.shardSize;
@@ -438,6 +465,7 @@ class TrainWorker : public Napi::AsyncWorker {
   llama_context* context_ = nullptr;  // [worker thread]
   ggml_opt_context_t optimizer_ = nullptr;  // [worker thread] llama.cpp's, seen in the first step's callback
   std::vector<ggml_tensor*> parameters_;    // [worker thread] the weights llama_opt_init marked trainable
+  ggml_tensor* embeddings_ = nullptr;        // [worker thread] token_embd.weight, found by findEmbeddings
   // [worker thread] progress counters
   int32_t epoch_ = 0;
   int64_t shard_ = 0;
@@ -498,6 +526,7 @@ Napi::Value TrainModel(const Napi::CallbackInfo& info) {
   options.beta1 = numberOption(object, "beta1", 0.9);
   options.beta2 = numberOption(object, "beta2", 0.999);
   options.clearGradients = booleanOption(object, "clearGradients", true);
+  options.trainEmbeddings = booleanOption(object, "trainEmbeddings", true);
   // ggml's AdamW asserts alpha > 0 (an abort): a schedule must never reach 0 at a step it runs.
   if (!(options.learningRate > 0) || options.minLearningRate < 0 || options.minLearningRate > options.learningRate ||
       options.weightDecay < 0 || options.weightDecay > 1 || options.beta1 < 0 || options.beta1 > 1 ||

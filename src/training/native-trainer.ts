@@ -27,6 +27,11 @@ export interface NativeTrainOptions {
   readonly beta2?: number;
   /** false reproduces llama.cpp's gradient accumulation across steps (for measurements only). */
   readonly clearGradients?: boolean;
+  /**
+   * false leaves token_embd.weight frozen, as llama.cpp's own opt_init does (for measurements only); by
+   * default the addon marks it trainable too.
+   */
+  readonly trainEmbeddings?: boolean;
 }
 
 export interface NativeTrainProgress {

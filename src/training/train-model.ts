@@ -31,6 +31,8 @@ export interface TrainModelOptions {
   readonly warmupSteps?: number;
   readonly minLearningRate?: number;
   readonly weightDecay?: number;
+  /** Default true: the token embeddings train too (llama.cpp's own opt_init leaves them frozen). */
+  readonly trainEmbeddings?: boolean;
   /** Default: physical cores. Only 1 thread is guaranteed to write the same bytes for the same seed. */
   readonly threads?: number;
   readonly seed?: number;
@@ -163,6 +165,7 @@ export async function trainModel(options: TrainModelOptions): Promise<TrainModel
         schedule,
         ...(options.minLearningRate !== undefined && { minLearningRate: options.minLearningRate }),
         ...(options.weightDecay !== undefined && { weightDecay: options.weightDecay }),
+        ...(options.trainEmbeddings !== undefined && { trainEmbeddings: options.trainEmbeddings }),
       },
       options.onProgress,
     );

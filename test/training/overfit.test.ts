@@ -61,6 +61,31 @@ describe("training a micro model on one line", () => {
     }
   }, 120_000);
 
+  it("trains the token embeddings (llama.cpp's opt_init leaves them out), but not K and V", async () => {
+    const tensorsOf = async (path: string): Promise<Map<string, Buffer>> => {
+      const [info, bytes] = await Promise.all([readGgufFile(path), readFile(path)]);
+      return new Map(
+        info.tensors.map((tensor) => [
+          tensor.name,
+          bytes.subarray(tensor.fileOffset, tensor.fileOffset + tensor.byteSize),
+        ]),
+      );
+    };
+    const [before, after] = await Promise.all([tensorsOf(start), tensorsOf(first.output)]);
+    const changed = (name: string): boolean => !before.get(name)!.equals(after.get(name)!);
+    expect(changed("token_embd.weight")).toBe(true);
+    expect(changed("output.weight")).toBe(true);
+    expect(changed("blk.0.attn_q.weight")).toBe(true);
+    // Attention reads K and V back from the KV cache, and the copy into it (SET_ROWS) has no backward
+    // pass, so these never move (docs/models.md, "Why training stalled"). A change here means llama.cpp
+    // now trains them: update the docs and the trainable start.
+    expect(changed("blk.0.attn_k.weight")).toBe(false);
+    expect(changed("blk.0.attn_v.weight")).toBe(false);
+    // 1 layer: 9 weights (2 norms, q, k, v, o, gate, up, down), the output norm, output and embeddings
+    // (K and V are marked as parameters; they only never get a gradient).
+    expect(first.summary.trainedTensors).toBe(12);
+  });
+
   it("learns: validation loss far below the random start", () => {
     expect(first.summary.initialValidationLoss).toBeGreaterThan(4);
     expect(first.summary.validationLoss).toBeLessThan(0.5);
