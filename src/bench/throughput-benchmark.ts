@@ -1,17 +1,38 @@
 // Prompt processing and generation speed (tokens/s) of tessera with logits off, top-20 and full vectors,
-// against node-llama-cpp and llama.cpp's llama-bench on the same GGUF and thread count. Each figure is
-// the median and p90 over repetitions; rows that cannot run here say why.
+// against node-llama-cpp, llama.cpp's llama-bench and the C++ greedy runner on the same GGUF and thread
+// count. Each figure is the median and p90 over repetitions; rows that cannot run here say why.
+//
+// tessera, the greedy runner and llama-bench take turns within each repetition (llama-bench with -r 1 per
+// turn), so their figures pair up run by run; node-llama-cpp runs its repetitions afterwards. Decode speed
+// depends on how many cells are already in the cache: tessera and the runner decode after the prompt,
+// llama-bench's tg test from an empty cache, so llama-bench and the runner's tg test are also run after
+// as many cells as the prompt ("after the prompt" rows), and each comparison says which it uses.
 import { spawn } from "node:child_process";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
 import { CBlock } from "../core/cblock.js";
 import type { LogitsRequest } from "../core/model-options.js";
 import { SimpleContext } from "../stdlib/contexts/simple-context.js";
+import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
+import { GreedyRunnerProcess, greedyRunnerName } from "./greedy-runner-process.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
+import { comparePaired, type PairedComparison } from "./paired-comparison.js";
 import { findPeerBinary, peerMissingNote } from "./peer-binaries.js";
 import { type SampleSummary, summarize } from "./stats.js";
 import { buildUniquePrompt } from "./unique-prompts.js";
 
 export type ThroughputLogits = "off" | "top-20" | "full";
+
+export const throughputRowNames = ["tessera", "node-llama-cpp", "llama-bench", "greedy-runner"] as const;
+export type ThroughputRowName = (typeof throughputRowNames)[number];
+
+/** Row names of the references; "after the prompt" rows decode after as many cells as the prompt. */
+export const referenceRows = {
+  llamaBench: "llama-bench",
+  llamaBenchAfterPrompt: "llama-bench, tg after the prompt",
+  runner: greedyRunnerName,
+  runnerTg: "tg on the prebuilt libraries (C++)",
+  runnerTgAfterPrompt: "tg on the prebuilt libraries (C++), after the prompt",
+} as const;
 
 export interface ThroughputOptions {
   modelPath: string;
@@ -21,7 +42,7 @@ export interface ThroughputOptions {
   generatedTokens: number;
   repetitions: number;
   logitsModes: ReadonlyArray<ThroughputLogits>;
-  rows: ReadonlyArray<"tessera" | "node-llama-cpp" | "llama-bench">;
+  rows: ReadonlyArray<ThroughputRowName>;
   onProgress?: (progress: { label: string }) => void;
 }
 
@@ -41,6 +62,8 @@ export interface ThroughputResult {
   model: string;
   settings: { threads: number; promptTokens: number; generatedTokens: number; repetitions: number };
   rows: ThroughputRow[];
+  /** tessera (logits off) over each reference, repetition by repetition; above 1× tessera is faster. */
+  comparisons: PairedComparison[];
 }
 
 function row(
@@ -62,33 +85,83 @@ function row(
 
 const logitsRequest: Record<ThroughputLogits, LogitsRequest> = { off: false, "top-20": 20, full: "full" };
 
-async function tesseraRows(options: ThroughputOptions): Promise<ThroughputRow[]> {
+interface Series {
+  prompt: Array<number | null>;
+  generated: Array<number | null>;
+}
+
+const newSeries = (): Series => ({ prompt: [], generated: [] });
+const finite = (values: ReadonlyArray<number | null>) =>
+  values.filter((value): value is number => value !== null);
+
+/**
+ * tessera in its logits modes, the greedy runner (greedy decode, then its tg test from empty and after the
+ * prompt) and llama-bench (-r 1), in turns within each repetition; index i of every series is repetition i.
+ */
+async function interleavedRows(
+  options: ThroughputOptions,
+): Promise<{ rows: ThroughputRow[]; series: Map<string, Series> }> {
   const { LlamaCppBackend } = await import("../backends/llamacpp/llama-cpp-backend.js");
   const contextSize = Math.ceil((options.promptTokens + options.generatedTokens + 64) / 256) * 256;
-  const backend: LlamaCppBackend = await LlamaCppBackend.create({
-    model: options.modelPath,
-    modelId: options.modelId,
-    threads: options.threads,
-    contextSize,
-    sequences: 1,
-    batchSize: Math.max(512, options.promptTokens + 64),
-  });
-  const rows: ThroughputRow[] = [];
+  const batchSize = Math.max(512, options.promptTokens + 64);
+  const series = new Map<string, Series>();
+  const notes = new Map<string, string>();
+  const take = (name: string) => {
+    let found = series.get(name);
+    if (found === undefined) {
+      found = newSeries();
+      series.set(name, found);
+    }
+    return found;
+  };
+  const fail = (names: string[], error: unknown) => {
+    const note = `failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
+    for (const name of names) notes.set(name, note);
+  };
+  const withTessera = options.rows.includes("tessera");
+  const backend: LlamaCppBackend | undefined = withTessera
+    ? await LlamaCppBackend.create({
+        model: options.modelPath,
+        modelId: options.modelId,
+        threads: options.threads,
+        contextSize,
+        sequences: 1,
+        batchSize,
+      })
+    : undefined;
+  const runnerNames = [referenceRows.runner, referenceRows.runnerTg, referenceRows.runnerTgAfterPrompt];
+  let runner: GreedyRunnerProcess | undefined;
+  if (options.rows.includes("greedy-runner")) {
+    try {
+      runner = await GreedyRunnerProcess.start({
+        modelPath: options.modelPath,
+        threads: options.threads,
+        contextSize,
+        batchSize,
+        chat: true,
+      });
+    } catch (error) {
+      const note = BenchTargetUnavailableError.isInstance(error) ? error.note : String(error);
+      for (const name of runnerNames) notes.set(name, note);
+    }
+  }
+  const llamaBench = options.rows.includes("llama-bench") ? findPeerBinary("llama-bench") : null;
+  if (options.rows.includes("llama-bench") && llamaBench === null) {
+    for (const name of [referenceRows.llamaBench, referenceRows.llamaBenchAfterPrompt])
+      notes.set(name, peerMissingNote("llama-bench"));
+  }
   let salt = Math.floor(Math.random() * 1e6);
+  const countTokens = async (text: string) =>
+    backend === undefined ? Math.round(text.length / 4) : backend.model.tokenize(text).length;
   try {
-    const countTokens = async (text: string) => backend.model.tokenize(text).length;
-    const samples = new Map(
-      options.logitsModes.map((mode) => [mode, { prompt: [] as number[], generated: [] as number[] }]),
-    );
-    // Modes take turns within each repetition, so a busy minute on the machine hits all of them alike.
     // One unmeasured repetition first: page-in of the weights, first allocations.
     for (let repetition = -1; repetition < options.repetitions; repetition++) {
-      for (const mode of options.logitsModes) {
-        options.onProgress?.({
-          label: `tessera, logits ${mode}, repetition ${repetition + 2}/${options.repetitions + 1}`,
-        });
+      const measured = repetition >= 0;
+      const step = `repetition ${repetition + 2}/${options.repetitions + 1}`;
+      for (const mode of backend === undefined ? [] : options.logitsModes) {
+        options.onProgress?.({ label: `tessera, logits ${mode}, ${step}` });
         const text = await buildUniquePrompt(options.promptTokens, salt++, countTokens);
-        const { thunk } = await backend.generateFromContext(new CBlock(text.text), new SimpleContext(), {
+        const { thunk } = await backend!.generateFromContext(new CBlock(text.text), new SimpleContext(), {
           modelOptions: {
             temperature: 0,
             maxNewTokens: options.generatedTokens,
@@ -98,20 +171,114 @@ async function tesseraRows(options: ThroughputOptions): Promise<ThroughputRow[]>
           } as never,
         });
         await thunk.avalue();
+        if (!measured) continue;
         const { usage, timings } = thunk.generation;
-        if (repetition < 0 || usage === null || timings === null) continue;
-        const target = samples.get(mode)!;
-        if (timings.prefillMs) target.prompt.push((usage.promptTokens * 1000) / timings.prefillMs);
-        if (timings.decodeMs && usage.completionTokens > 1) {
-          target.generated.push(((usage.completionTokens - 1) * 1000) / timings.decodeMs);
+        const target = take(tesseraName(mode));
+        target.prompt.push(
+          usage && timings?.prefillMs ? (usage.promptTokens * 1000) / timings.prefillMs : null,
+        );
+        target.generated.push(
+          usage && timings?.decodeMs && usage.completionTokens > 1
+            ? ((usage.completionTokens - 1) * 1000) / timings.decodeMs
+            : null,
+        );
+      }
+      if (runner !== undefined && !notes.has(referenceRows.runner)) {
+        options.onProgress?.({ label: `${greedyRunnerName}, ${step}` });
+        try {
+          const text = await buildUniquePrompt(options.promptTokens, salt++, countTokens);
+          const generation = await runner.generate(text.text, options.generatedTokens);
+          const depth = generation.promptTokens;
+          const fromEmpty = await runner.tokenGeneration(options.generatedTokens, 0);
+          const afterPrompt = await runner.tokenGeneration(options.generatedTokens, depth);
+          if (measured) {
+            const prefillMs = generation.firstTokenMs - generation.tokenizeMs;
+            take(referenceRows.runner).prompt.push(prefillMs > 0 ? (depth * 1000) / prefillMs : null);
+            take(referenceRows.runner).generated.push(generation.decodeTokensPerSecond || null);
+            take(referenceRows.runnerTg).generated.push(fromEmpty);
+            take(referenceRows.runnerTgAfterPrompt).generated.push(afterPrompt);
+          }
+        } catch (error) {
+          fail(runnerNames, error);
+        }
+      }
+      if (llamaBench !== null && !notes.has(referenceRows.llamaBench)) {
+        options.onProgress?.({ label: `llama-bench, ${step}` });
+        try {
+          const entries = await runLlamaBench(llamaBench, options);
+          if (measured) {
+            const at = (depth: number, generated: boolean) =>
+              entries.find(
+                (entry) =>
+                  (entry.n_depth ?? 0) === depth &&
+                  (generated ? entry.n_gen > 0 : entry.n_prompt > 0 && entry.n_gen === 0),
+              )?.avg_ts ?? null;
+            take(referenceRows.llamaBench).prompt.push(at(0, false));
+            take(referenceRows.llamaBench).generated.push(at(0, true));
+            take(referenceRows.llamaBenchAfterPrompt).generated.push(at(options.promptTokens, true));
+          }
+        } catch (error) {
+          fail([referenceRows.llamaBench, referenceRows.llamaBenchAfterPrompt], error);
         }
       }
     }
-    for (const [mode, { prompt, generated }] of samples) rows.push(row("tessera", mode, prompt, generated));
   } finally {
-    await backend.dispose();
+    runner?.close();
+    await backend?.dispose();
   }
-  return rows;
+  const rows: ThroughputRow[] = [];
+  if (backend !== undefined) {
+    for (const mode of options.logitsModes) {
+      const values = series.get(tesseraName(mode)) ?? newSeries();
+      rows.push(row("tessera", mode, finite(values.prompt), finite(values.generated)));
+    }
+  }
+  const referenceNames = [
+    ...(options.rows.includes("llama-bench")
+      ? [referenceRows.llamaBench, referenceRows.llamaBenchAfterPrompt]
+      : []),
+    ...(options.rows.includes("greedy-runner") ? runnerNames : []),
+  ];
+  for (const name of referenceNames) {
+    const values = series.get(name) ?? newSeries();
+    rows.push(row(name, "off", finite(values.prompt), finite(values.generated), notes.get(name) ?? null));
+  }
+  return { rows, series };
+}
+
+const tesseraName = (mode: ThroughputLogits) => `tessera, logits ${mode}`;
+
+/** tessera with logits off over each reference that ran, repetition by repetition. */
+export function throughputComparisons(series: ReadonlyMap<string, Series>): PairedComparison[] {
+  const tessera = series.get(tesseraName("off"));
+  if (tessera === undefined) return [];
+  const comparisons: PairedComparison[] = [];
+  const add = (reference: string, figure: "prompt" | "generated", title: string) => {
+    const theirs = series.get(reference);
+    if (theirs === undefined || finite(theirs[figure]).length === 0) return;
+    comparisons.push(comparePaired("tessera, logits off", reference, title, tessera[figure], theirs[figure]));
+  };
+  add(referenceRows.runner, "generated", "generation tokens/s (both greedy, after the prompt)");
+  add(referenceRows.runnerTgAfterPrompt, "generated", "generation tokens/s (tg after the prompt)");
+  add(referenceRows.runnerTg, "generated", "generation tokens/s (tg from an empty cache)");
+  add(referenceRows.llamaBenchAfterPrompt, "generated", "generation tokens/s (tg after the prompt)");
+  add(referenceRows.llamaBench, "generated", "generation tokens/s (tg from an empty cache)");
+  add(referenceRows.runner, "prompt", "prompt tokens/s");
+  add(referenceRows.llamaBench, "prompt", "prompt tokens/s");
+  for (const mode of ["top-20", "full"] as const) {
+    const captured = series.get(tesseraName(mode));
+    if (captured === undefined) continue;
+    comparisons.push(
+      comparePaired(
+        tesseraName(mode),
+        "tessera, logits off",
+        "generation tokens/s",
+        captured.generated,
+        tessera.generated,
+      ),
+    );
+  }
+  return comparisons;
 }
 
 async function nodeLlamaCppRow(options: ThroughputOptions): Promise<ThroughputRow> {
@@ -162,17 +329,16 @@ async function nodeLlamaCppRow(options: ThroughputOptions): Promise<ThroughputRo
 interface LlamaBenchEntry {
   n_prompt: number;
   n_gen: number;
-  samples_ts: number[];
+  n_depth?: number;
+  avg_ts: number;
 }
 
-async function llamaBenchRow(options: ThroughputOptions): Promise<ThroughputRow> {
-  const name = "llama-bench";
-  const binary = findPeerBinary("llama-bench");
-  if (binary === null) return row(name, "off", [], [], peerMissingNote("llama-bench"));
-  options.onProgress?.({ label: "llama-bench" });
+/** One llama-bench run (-r 1): pp and tg from an empty cache, and tg after as many cells as the prompt. */
+async function runLlamaBench(binary: string, options: ThroughputOptions): Promise<LlamaBenchEntry[]> {
   const args = [
-    ...["-m", options.modelPath, "-t", String(options.threads), "-r", String(options.repetitions)],
-    ...["-p", String(options.promptTokens), "-n", String(options.generatedTokens), "-o", "json"],
+    ...["-m", options.modelPath, "-t", String(options.threads), "-r", "1"],
+    ...["-p", String(options.promptTokens), "-n", String(options.generatedTokens)],
+    ...["-d", `0,${options.promptTokens}`, "-o", "json"],
   ];
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -191,10 +357,7 @@ async function llamaBenchRow(options: ThroughputOptions): Promise<ThroughputRow>
         : reject(new Error(`llama-bench exited with ${code}: ${stderr.trim().split("\n").at(-1)}`)),
     );
   });
-  const entries = JSON.parse(output) as LlamaBenchEntry[];
-  const promptEntry = entries.find((entry) => entry.n_prompt > 0 && entry.n_gen === 0);
-  const generateEntry = entries.find((entry) => entry.n_gen > 0 && entry.n_prompt === 0);
-  return row(name, "off", promptEntry?.samples_ts ?? [], generateEntry?.samples_ts ?? []);
+  return JSON.parse(output) as LlamaBenchEntry[];
 }
 
 export async function runThroughputBenchmark(options: ThroughputOptions): Promise<ThroughputResult> {
@@ -211,12 +374,20 @@ export async function runThroughputBenchmark(options: ThroughputOptions): Promis
       for (const mode of modes) rows.push(row(name, mode, [], [], note));
     }
   };
-  if (options.rows.includes("tessera"))
-    await attempt("tessera", options.logitsModes, () => tesseraRows(options));
+  let series: ReadonlyMap<string, Series> = new Map();
+  const interleaved = options.rows.filter((name) => name !== "node-llama-cpp");
+  if (interleaved.length > 0) {
+    try {
+      const result = await interleavedRows(options);
+      rows.push(...result.rows);
+      series = result.series;
+    } catch (error) {
+      const note = `failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
+      for (const mode of options.logitsModes) rows.push(row("tessera", mode, [], [], note));
+    }
+  }
   if (options.rows.includes("node-llama-cpp"))
     await attempt("node-llama-cpp", ["off"], async () => [await nodeLlamaCppRow(options)]);
-  if (options.rows.includes("llama-bench"))
-    await attempt("llama-bench", ["off"], async () => [await llamaBenchRow(options)]);
   return {
     benchmark: "throughput",
     createdAt: new Date().toISOString(),
@@ -229,5 +400,6 @@ export async function runThroughputBenchmark(options: ThroughputOptions): Promis
       repetitions: options.repetitions,
     },
     rows,
+    comparisons: throughputComparisons(series),
   };
 }

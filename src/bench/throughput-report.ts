@@ -1,5 +1,6 @@
 import { describeMachine } from "./machine-info.js";
 import { formatNumber, markdownTable } from "./markdown-table.js";
+import { pairedComparisonMarkdown } from "./paired-comparison-table.js";
 import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
 import type { ThroughputResult } from "./throughput-benchmark.js";
@@ -28,6 +29,20 @@ export function throughputMarkdown(result: ThroughputResult): string {
     `Throughput on \`${result.model}\`, ${settings.threads} thread(s), ${settings.repetitions} repetitions; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}. ` +
     "Logits are captured raw and processed alike.\n\n" +
+    table +
+    throughputComparisonsMarkdown(result)
+  );
+}
+
+/** tessera against each reference, repetition by repetition, or "" when none ran beside it. */
+export function throughputComparisonsMarkdown(result: ThroughputResult): string {
+  const table = pairedComparisonMarkdown(result.comparisons ?? [], "tokens/s");
+  if (table === "") return "";
+  return (
+    "\n\ntessera against each reference run in the same repetition (tessera, the greedy runner and llama-bench " +
+    "take turns; node-llama-cpp runs apart, so it has no pairs); above 1× tessera is faster. tessera and the " +
+    "greedy runner decode after the prompt; llama-bench's and the runner's tg test decode random tokens, from " +
+    "an empty cache or after as many cells as the prompt, as each line says.\n\n" +
     table
   );
 }

@@ -3,7 +3,7 @@
 import { firstTokenStages, stagesSum, stageTitles } from "./first-token-stages.js";
 import { describeMachine } from "./machine-info.js";
 import { formatNumber, formatRate, markdownTable } from "./markdown-table.js";
-import type { PairedComparison } from "./paired-comparison.js";
+import { pairedComparisonMarkdown } from "./paired-comparison-table.js";
 import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
 import { svgStackedChart } from "./svg-stacked-chart.js";
@@ -62,39 +62,6 @@ export function ttfbMarkdown(result: TtfbResult): string {
     `Time to first byte / first token, ${settings.runs} runs per row after ${settings.warmupRuns} warm-up, ` +
     `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.\n\n${table}`
-  );
-}
-
-/** A comparison table: each pair's median ratio with its p10–p90 spread and median difference. */
-export function pairedComparisonMarkdown(
-  comparisons: ReadonlyArray<PairedComparison>,
-  differenceUnit: string,
-): string {
-  if (comparisons.length === 0) return "";
-  const hasLengths = comparisons.some((comparison) => comparison.promptTokens !== undefined);
-  return markdownTable(
-    [
-      { title: "row" },
-      { title: "against" },
-      ...(hasLengths ? [{ title: "prompt tokens", align: "right" as const }] : []),
-      { title: "figure" },
-      { title: "pairs", align: "right" },
-      { title: "ratio (median)", align: "right" },
-      { title: "ratio p10 – p90", align: "right" },
-      { title: `difference (median, ${differenceUnit})`, align: "right" },
-    ],
-    comparisons.map((comparison) => [
-      comparison.target,
-      comparison.reference,
-      ...(hasLengths ? [String(comparison.promptTokens ?? "")] : []),
-      comparison.figure,
-      String(comparison.pairs),
-      comparison.medianRatio === null ? "—" : `${formatNumber(comparison.medianRatio, 2)}×`,
-      comparison.p10Ratio === null
-        ? "—"
-        : `${formatNumber(comparison.p10Ratio, 2)} – ${formatNumber(comparison.p90Ratio, 2)}`,
-      comparison.medianDifference === null ? "—" : formatNumber(comparison.medianDifference, 2),
-    ]),
   );
 }
 

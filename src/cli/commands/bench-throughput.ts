@@ -32,8 +32,8 @@ async function throughput(flags: ThroughputFlags): Promise<void> {
   const modelPath = await resolveModelPath(model, { quiet: flags.json === true, randomWeightsNotice: false });
   const logitsModes: ThroughputLogits[] = ["off", "top-20", "full"];
   const repetitions = flags.repetitions ?? (quick ? 2 : 3);
-  // One progress call per repetition of each tessera mode and of node-llama-cpp, one for llama-bench.
-  const steps = (repetitions + 1) * (logitsModes.length + 1) + 1;
+  // One progress call per repetition of each tessera mode, the greedy runner, llama-bench and node-llama-cpp.
+  const steps = (repetitions + 1) * (logitsModes.length + 3);
   let step = 0;
   const bar = delayedProgressBar(" throughput {bar} {value}/{total} | {label}", {
     enabled: flags.json !== true,
@@ -48,7 +48,7 @@ async function throughput(flags: ThroughputFlags): Promise<void> {
       generatedTokens: flags.generatedTokens ?? (quick ? 16 : 128),
       repetitions,
       logitsModes,
-      rows: ["tessera", "node-llama-cpp", "llama-bench"],
+      rows: ["tessera", "node-llama-cpp", "llama-bench", "greedy-runner"],
       onProgress: ({ label }) => bar.update(Math.min(++step, steps), steps, { label }),
     });
   } finally {
@@ -69,7 +69,7 @@ export function registerThroughputBenchCommand(bench: Command): void {
   bench
     .command("throughput")
     .description(
-      "prompt processing and generation tokens/s: tessera (logits off, top-20, full) vs node-llama-cpp and llama-bench",
+      "prompt processing and generation tokens/s: tessera (logits off, top-20, full) vs node-llama-cpp, llama-bench and the C++ greedy runner",
     )
     .option(
       "-m, --model <file|preset>",
