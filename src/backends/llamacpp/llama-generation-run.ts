@@ -82,6 +82,12 @@ async function* generationParts<T>(
     stream.cancel();
     progress.finishReason = "abort";
     fillMetadata(run, progress, null, true);
+    // Once the native stream has settled (the reader left it, or its pull saw the cancel), its timings
+    // and counters complete the metadata.
+    stream.result.then(
+      (result) => fillMetadata(run, progress, result, true),
+      () => undefined,
+    );
   };
   if (signal.aborted) onCancel();
   else signal.addEventListener("abort", onCancel, { once: true });
