@@ -47,7 +47,8 @@ describe("forking a generation", () => {
     expect(fork.reusedPromptTokens).toBe(prompt.length + at);
     expect(after.promptTokensDecoded - before.promptTokensDecoded).toBe(1);
     // The source was held (paused, not finished): the fork took the other sequence.
-    const sourceResult = (await iterator.return!(), await source.result);
+    await iterator.return!();
+    const sourceResult = await source.result;
     expect(fork.sequence).not.toBe(sourceResult.sequence);
   });
 
@@ -99,4 +100,23 @@ describe("forking a generation", () => {
     await pool.close();
     expect(context.counters.liveSequences).toBe(0);
   });
+
+  it("with one sequence, a fork takes its source's sequence and still reuses the whole prefix", async () => {
+    const single = await model.createContext({ contextSize: 256, batchSize: 64, sequences: 1, threads: 1 });
+    try {
+      const pool = new LlamaBranchPool(single);
+      const a = pool.start(prompt, greedy);
+      const events = await a.read(10);
+      const before = single.counters.promptTokensDecoded;
+      // The only sequence is held by a (paused): the fork must not wait for it forever.
+      const b = await pool.fork(a, 6, { token: alternativeOf(events[6]!) });
+      await b.read(2);
+      expect(a.held).toBe(false);
+      expect(single.counters.promptTokensDecoded - before).toBe(1);
+      expect((await b.release())!.reusedPromptTokens).toBe(prompt.length + 6);
+      await pool.close();
+    } finally {
+      single.dispose();
+    }
+  }, 20_000);
 });

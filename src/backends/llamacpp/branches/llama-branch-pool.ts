@@ -86,11 +86,17 @@ export class LlamaBranchPool implements BranchHost {
   /** @internal */
   acquire(branch: LlamaBranch, keep?: LlamaBranch): Promise<void> {
     const run = this.#acquiring.then(async () => {
-      while (this.#held.filter((held) => held !== branch).length >= this.context.sequences) {
-        const victim = this.#held.find((held) => held !== branch && held !== keep && !held.busy);
-        // Every sequence is being read: the engine queues this generation until one ends.
-        if (victim === undefined) break;
-        await victim.release();
+      while (true) {
+        const others = this.#held.filter((held) => held !== branch);
+        if (others.length < this.context.sequences) break;
+        // Least recently used first, the fork's source last (its cells are what the fork copies; with
+        // one sequence the fork then takes that sequence and still keeps the whole shared prefix). A
+        // branch being read is waited for, never cut: a paused held branch never gives its sequence
+        // back by itself, so a generation queued behind it would wait forever.
+        const idle = others.filter((held) => !held.busy);
+        const victim = idle.find((held) => held !== keep) ?? idle[0];
+        if (victim === undefined) await Promise.race(others.map((held) => held.whenIdle()));
+        else await victim.release();
       }
       if (!this.#held.includes(branch)) this.#held.push(branch);
     });

@@ -79,6 +79,11 @@ export class LlamaBranch {
     return this.#closed;
   }
 
+  /** Settles when no read of this branch is in progress or queued. */
+  whenIdle(): Promise<void> {
+    return this.#reading.then(() => undefined);
+  }
+
   /**
    * Reads up to `count` more tokens (fewer when the model ends the branch), calling `onEvent` for each as
    * it arrives. A released branch first starts a new generation from its prompt and tokens.
@@ -99,7 +104,10 @@ export class LlamaBranch {
       this.#host.touch(this);
       if (this.#iterator === undefined) await this.#start();
       while (read.length < count) {
-        const next = await this.#iterator!.next();
+        // Released while reading (the pool closing): stop here; a later read starts over.
+        const iterator = this.#iterator;
+        if (iterator === undefined) break;
+        const next = await iterator.next();
         if (next.done) {
           await this.#ended();
           break;
