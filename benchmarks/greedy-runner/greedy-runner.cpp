@@ -15,6 +15,7 @@
 // Common: --model PATH --libs FOLDER (ggml backends) --threads T --context C --batch B [--chat]
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -202,6 +203,7 @@ struct Runner {
 
 // One greedy generation: times (ms from the start, before rendering) of every piece.
 struct Generation {
+  uint32_t textHash = 0;  // FNV-1a of the request's text, so a caller can check what the runner read
   int promptTokens = 0;
   double templateMs = 0;
   double tokenizeMs = 0;
@@ -212,6 +214,8 @@ struct Generation {
 
 Generation generate(const Runner& runner, const std::string& text, int maxTokens) {
   Generation result;
+  result.textHash = 2166136261u;
+  for (unsigned char character : text) result.textHash = (result.textHash ^ character) * 16777619u;
   runner.clear();
   const Clock::time_point start = Clock::now();
   const std::string prompt = runner.render(text);
@@ -233,9 +237,9 @@ Generation generate(const Runner& runner, const std::string& text, int maxTokens
 void printGeneration(const Generation& generation, bool withPieces) {
   const size_t count = generation.times.size();
   const double decodeSpan = count > 1 ? generation.times.back() - generation.times.front() : 0;
-  std::printf("{\"promptTokens\":%d,\"templateMs\":%.4f,\"tokenizeMs\":%.4f,\"firstTokenMs\":%.4f,"
+  std::printf("{\"textHash\":%u,\"promptTokens\":%d,\"templateMs\":%.4f,\"tokenizeMs\":%.4f,\"firstTokenMs\":%.4f,"
               "\"generatedTokens\":%zu,\"decodeTokensPerSecond\":%.3f",
-              generation.promptTokens, generation.templateMs, generation.tokenizeMs, generation.firstTokenMs, count,
+              generation.textHash, generation.promptTokens, generation.templateMs, generation.tokenizeMs, generation.firstTokenMs, count,
               decodeSpan > 0 ? (count - 1) * 1000.0 / decodeSpan : 0.0);
   if (withPieces) {
     std::printf(",\"times\":[");

@@ -13,6 +13,8 @@ export const greedyRunnerName = "greedy runner (C++)";
 
 /** One greedy generation as the runner reports it (ms from its request start, before the template). */
 export interface GreedyRunnerGeneration {
+  /** FNV-1a (32-bit) of the request's text as the runner read it. */
+  textHash: number;
   promptTokens: number;
   templateMs: number;
   tokenizeMs: number;
