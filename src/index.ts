@@ -206,6 +206,7 @@ export {
   type SampleActionType,
   type SampleOptions,
   type SampleRun,
+  type SamplerStage,
   type SamplingReport,
   SamplingResult,
   SamplingResultIndexError,
@@ -308,14 +309,24 @@ export {
 } from "./gguf/index.js";
 // --- inspector ---
 export {
+  type BranchEvent,
+  type BranchView,
   buildInspectorReport,
   type InspectorAlternative,
   type InspectorDistribution,
+  InspectorRequestError,
   type InspectorReport,
   type InspectorReportInput,
+  type InspectorServer,
+  type InspectorServerOptions,
+  InspectorSession,
   type InspectorToken,
   InspectorTraceMismatchError,
+  type LiveToken,
+  type RemovedBy,
   renderInspectorPage,
+  type SamplerSettings,
+  startInspectorServer,
 } from "./inspector/index.js";
 // --- messages ---
 export {

@@ -284,6 +284,11 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
 
   config.raw = captureOption(options, "rawTopK", "rawFull");
   config.processed = captureOption(options, "processedTopK", "processedFull");
+  config.recordCutBy = booleanOption(options, "recordCutBy", false);
+  if (config.recordCutBy && (config.raw.mode != CaptureMode::topK || config.raw.topK > 255)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT",
+               "recordCutBy labels the raw top-k candidates: it needs rawTopK between 1 and 255 (and no rawFull)");
+  }
   config.maxTokens = static_cast<int32_t>(numberOption(options, "maxTokens", 0));
   config.ignoreEos = booleanOption(options, "ignoreEos", false);
   config.promptLogprobs = booleanOption(options, "promptLogprobs", false);

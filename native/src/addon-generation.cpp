@@ -2,6 +2,7 @@
 
 #include "test-hooks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,7 +12,7 @@ namespace tessera {
 namespace {
 
 Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventRing::Unread& unread,
-                            const CaptureConfig& capture, bool raw, int32_t vocabSize) {
+                            const CaptureConfig& capture, bool raw, bool withCutBy, int32_t vocabSize) {
   Napi::Object columns = Napi::Object::New(env);
   const size_t count = unread.count;
   if (capture.mode == CaptureMode::topK) {
@@ -32,6 +33,15 @@ Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventR
     columns.Set("logits", logits);
     columns.Set("chosenLogits", chosen);
     columns.Set("logSumExp", logSumExp);
+    if (withCutBy) {
+      // recordCutBy: per raw top-k entry, the SamplerStage that removed it (0 = none), aligned with ids.
+      Napi::Uint8Array cutBy = Napi::Uint8Array::New(env, count * k);
+      for (size_t index = 0; index < count; index++) {
+        const std::vector<uint8_t>& source = events.at(unread, index).cutBy;
+        std::memcpy(cutBy.Data() + index * k, source.data(), std::min(source.size(), k));
+      }
+      columns.Set("cutBy", cutBy);
+    }
   } else if (capture.mode == CaptureMode::full) {
     // Vectors go by memcpy into a Float32Array allocated for this batch at the exact size (JavaScript
     // owns it, so views stay valid), never as boxed numbers.
@@ -135,11 +145,11 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   batch.Set("pieceBytes", pieces);
   batch.Set("pieceEnds", pieceEnds);
   if (config.raw.mode != CaptureMode::off) {
-    batch.Set("raw", captureColumns(env, events, unread, config.raw, true, state.vocabSize));
+    batch.Set("raw", captureColumns(env, events, unread, config.raw, true, config.recordCutBy, state.vocabSize));
   }
   if (config.processed.mode != CaptureMode::off) {
     batch.Set("processed",
-              captureColumns(env, events, unread, config.processed, false, state.vocabSize));
+              captureColumns(env, events, unread, config.processed, false, false, state.vocabSize));
   }
 
   bool done;

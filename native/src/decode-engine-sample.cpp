@@ -79,6 +79,9 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
 
   if (config.raw.mode == CaptureMode::topK) {
     topKDense(row, vocabSize_, config.raw.topK, slot.raw);
+    // Every candidate survives unless the processing chain below removes it (no allocation after the
+    // slot's first token: assign keeps the capacity).
+    if (config.recordCutBy) slot.cutBy.assign(slot.raw.ids.size(), static_cast<uint8_t>(SamplerStage::none));
   } else if (config.raw.mode == CaptureMode::full) {
     // Full vectors are allocated when a slot is first written, so the ring holds only as many as the
     // consumer has actually left unread (the capacity is bounded against a byte budget at generate()).
@@ -137,7 +140,13 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     auto& candidates = generation.candidates;
     for (int32_t id = 0; id < vocabSize_; id++) candidates[static_cast<size_t>(id)] = llama_token_data{id, row[id], 0.0f};
     llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
-    generation.samplers.applyProcessing(array);
+    CutByRecorder* recorder = nullptr;
+    if (config.recordCutBy) {
+      recorder = &generation.cutBy;
+      recorder->begin(slot.raw, slot.cutBy.data());
+    }
+    generation.samplers.applyProcessing(array, recorder);
+    if (recorder != nullptr) recorder->end();
     processedLogSumExp = direct ? rawLogSumExp : logSumExpCandidates(array);
     // -inf marks a token the chain removed; NaN or +inf means a sampler (temperature, penalties, bias)
     // broke the row, and sampling from it would give garbage tokens with NaN log-probabilities.

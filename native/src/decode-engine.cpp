@@ -176,6 +176,7 @@ void DecodeEngine::finishLocked(const std::shared_ptr<GenerationState>& generati
   generation->samplers.clear();
   std::vector<llama_token_data>().swap(generation->candidates);
   std::vector<float>().swap(generation->processedRow);
+  generation->cutBy.release();
   if (generation->pullWaiting) {
     generation->pullWaiting = false;
     toNotify.push_back(generation);
@@ -260,6 +261,7 @@ bool DecodeEngine::startGeneration(GenerationState& generation) {
   generation.position = static_cast<int32_t>(reused);
   generation.reusedPromptTokens = static_cast<int32_t>(reused);
   if (!generation.samplers.isDenseDraw()) generation.candidates.resize(static_cast<size_t>(vocabSize_));
+  if (generation.config.recordCutBy && !generation.samplers.isDenseDraw()) generation.cutBy.prepare(vocabSize_);
   if (generation.samplers.isDenseDraw() && generation.samplers.denseTemperature() != 1.0f) {
     generation.processedRow.resize(static_cast<size_t>(vocabSize_));
   }

@@ -1,6 +1,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct EventSlot {
   TopKCapture processed;
   std::vector<float> rawFull;
   std::vector<float> processedFull;
+  std::vector<uint8_t> cutBy;  // recordCutBy: a SamplerStage per raw top-k entry
 };
 
 // The bounded queue of one generation's events, from the decode thread (the only writer) to JavaScript

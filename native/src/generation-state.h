@@ -19,6 +19,7 @@ struct GenerationConfig {
   SamplerConfig sampler;
   CaptureConfig raw;
   CaptureConfig processed;
+  bool recordCutBy = false;  // per raw top-k candidate, the stage that removed it (needs raw top-k)
   int32_t maxTokens = 0;  // 0 = until end of generation or the sequence's context is full
   bool ignoreEos = false;
   bool promptLogprobs = false;
@@ -64,6 +65,7 @@ struct GenerationState {
   std::vector<float> promptLogprobs;  // NaN where not computed (position 0, reused prefix)
   std::vector<llama_token_data> candidates;
   std::vector<float> processedRow;  // dense draws with a temperature: the divided row
+  CutByRecorder cutBy;              // recordCutBy only
 
   // Stats, written by the decode thread and read under the engine mutex once finished.
   int32_t reusedPromptTokens = 0;

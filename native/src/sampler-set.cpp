@@ -46,6 +46,7 @@ void SamplerSet::clear() {
   denseDraw_ = false;
   for (auto* sampler : processing_) llama_sampler_free(sampler);
   processing_.clear();
+  stages_.clear();
   penalties_ = nullptr;
   if (selector_ != nullptr) llama_sampler_free(selector_);
   selector_ = nullptr;
@@ -65,14 +66,14 @@ void SamplerSet::build(const llama_vocab* vocab, const SamplerConfig& config) {
     return;
   }
   if (!config.logitBias.empty()) {
-    processing_.push_back(llama_sampler_init_logit_bias(vocabSize, static_cast<int32_t>(config.logitBias.size()),
-                                                        config.logitBias.data()));
+    add(llama_sampler_init_logit_bias(vocabSize, static_cast<int32_t>(config.logitBias.size()), config.logitBias.data()),
+        SamplerStage::logitBias);
   }
   if (config.penaltyLastN != 0 &&
       (config.repeatPenalty != 1.0f || config.frequencyPenalty != 0.0f || config.presencePenalty != 0.0f)) {
     penalties_ = llama_sampler_init_penalties(vocabSize, config.penaltyLastN, config.repeatPenalty,
                                               config.frequencyPenalty, config.presencePenalty);
-    processing_.push_back(penalties_);
+    add(penalties_, SamplerStage::penalties);
   }
   if (!config.grammar.empty()) {
     clearRecentErrors();
@@ -82,13 +83,13 @@ void SamplerSet::build(const llama_vocab* vocab, const SamplerConfig& config) {
       std::string details = printed.empty() ? takeRecentErrors() : printed;
       throw std::invalid_argument(details.empty() ? std::string("llama.cpp could not parse the grammar") : details);
     }
-    processing_.push_back(grammar);
+    add(grammar, SamplerStage::grammar);
   }
-  if (config.topK > 0) processing_.push_back(llama_sampler_init_top_k(config.topK));
-  if (config.typicalP < 1.0f) processing_.push_back(llama_sampler_init_typical(config.typicalP, 1));
-  if (config.topP < 1.0f) processing_.push_back(llama_sampler_init_top_p(config.topP, 1));
-  if (config.minP > 0.0f) processing_.push_back(llama_sampler_init_min_p(config.minP, 1));
-  if (config.hasTemperature) processing_.push_back(llama_sampler_init_temp(config.temperature));
+  if (config.topK > 0) add(llama_sampler_init_top_k(config.topK), SamplerStage::topK);
+  if (config.typicalP < 1.0f) add(llama_sampler_init_typical(config.typicalP, 1), SamplerStage::typicalP);
+  if (config.topP < 1.0f) add(llama_sampler_init_top_p(config.topP, 1), SamplerStage::topP);
+  if (config.minP > 0.0f) add(llama_sampler_init_min_p(config.minP, 1), SamplerStage::minP);
+  if (config.hasTemperature) add(llama_sampler_init_temp(config.temperature), SamplerStage::none);
   selector_ = config.greedy ? llama_sampler_init_greedy() : llama_sampler_init_dist(config.seed);
 }
 
@@ -97,8 +98,39 @@ void SamplerSet::acceptPromptToken(llama_token token) {
   if (penalties_ != nullptr) llama_sampler_accept(penalties_, token);
 }
 
-void SamplerSet::applyProcessing(llama_token_data_array& candidates) {
-  for (auto* sampler : processing_) llama_sampler_apply(sampler, &candidates);
+void SamplerSet::add(llama_sampler* sampler, SamplerStage stage) {
+  processing_.push_back(sampler);
+  stages_.push_back(stage);
+}
+
+void SamplerSet::applyProcessing(llama_token_data_array& candidates, CutByRecorder* recorder) {
+  if (recorder == nullptr) {
+    for (auto* sampler : processing_) llama_sampler_apply(sampler, &candidates);
+    return;
+  }
+  // Counterfactual chains need the row as it was before the chain (the chain reorders and shrinks it).
+  bool modifies = false;
+  for (SamplerStage stage : stages_) modifies |= stage == SamplerStage::logitBias || stage == SamplerStage::penalties;
+  if (modifies) recorder->original().assign(candidates.data, candidates.data + candidates.size);
+  for (size_t index = 0; index < processing_.size(); index++) {
+    llama_sampler_apply(processing_[index], &candidates);
+    if (stages_[index] != SamplerStage::none) recorder->afterStage(candidates, stages_[index]);
+  }
+  if (!modifies) return;
+  // In chain order, so a cut that the bias alone explains is the bias's even when a penalty also applied.
+  // Applying a sampler does not change its state (accept does), so running the chain again is safe.
+  for (size_t skipped = 0; skipped < processing_.size(); skipped++) {
+    const SamplerStage stage = stages_[skipped];
+    if (stage != SamplerStage::logitBias && stage != SamplerStage::penalties) continue;
+    if (!recorder->hasTruncationCuts()) return;
+    auto& scratch = recorder->scratch();
+    scratch = recorder->original();
+    llama_token_data_array without{scratch.data(), scratch.size(), -1, false};
+    for (size_t index = 0; index < processing_.size(); index++) {
+      if (index != skipped) llama_sampler_apply(processing_[index], &without);
+    }
+    recorder->reattribute(without, stage);
+  }
 }
 
 void SamplerSet::applySelector(llama_token_data_array& candidates) { llama_sampler_apply(selector_, &candidates); }

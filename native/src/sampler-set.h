@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cut-by-recorder.h"
 #include "llama.h"
 
 namespace tessera {
@@ -39,7 +40,8 @@ class SamplerSet {
   // Throws std::invalid_argument with llama.cpp's parser message when the grammar does not parse.
   void build(const llama_vocab* vocab, const SamplerConfig& config);
   void acceptPromptToken(llama_token token);
-  void applyProcessing(llama_token_data_array& candidates);
+  // With a recorder, marks after each stage which raw top-k candidates it removed (recordCutBy).
+  void applyProcessing(llama_token_data_array& candidates, CutByRecorder* recorder = nullptr);
   void applySelector(llama_token_data_array& candidates);
   void accept(llama_token token);
   bool hasProcessing() const { return !processing_.empty(); }
@@ -52,7 +54,10 @@ class SamplerSet {
   void clear();
 
  private:
+  void add(llama_sampler* sampler, SamplerStage stage);
+
   std::vector<llama_sampler*> processing_;
+  std::vector<SamplerStage> stages_;  // processing_[i]'s label for cut-by; none for temperature (removes nothing)
   llama_sampler* penalties_ = nullptr;  // also in processing_
   llama_sampler* selector_ = nullptr;
   bool denseDraw_ = false;

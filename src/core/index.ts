@@ -53,7 +53,7 @@ export {
   type HookName,
   HookRegistry,
 } from "./hooks.js";
-export type { LogitsAlternative, LogitsStep, LogitsTrace } from "./logits-trace.js";
+export type { LogitsAlternative, LogitsStep, LogitsTrace, SamplerStage } from "./logits-trace.js";
 export { AudioBlock, type AudioBlockOptions, audioLimits } from "./media/audio-block.js";
 export { AudioUrlBlock, type AudioUrlBlockOptions, clearAudioUrlCache } from "./media/audio-url-block.js";
 export { detectAudioFormat } from "./media/detect-audio-format.js";

@@ -7,6 +7,9 @@ export interface LogitsAlternative {
   logprob: number;
 }
 
+/** A stage of a sampler chain that can remove a candidate token (the "cut by" mark). */
+export type SamplerStage = "logit-bias" | "penalties" | "grammar" | "top-k" | "typical-p" | "top-p" | "min-p";
+
 /** The distribution at one generated token. */
 export interface LogitsStep {
   /** Chosen token id; null when the provider reports text only. */
@@ -22,6 +25,11 @@ export interface LogitsStep {
   top: LogitsAlternative[];
   /** The whole vocabulary's logits, when "full" was requested. Cut tokens are -Infinity in processed traces. */
   full?: Float32Array;
+  /**
+   * Raw traces with cut-by recording: per entry of `top`, the sampler stage that removed that candidate
+   * before the selector drew, or null when it survived.
+   */
+  removedBy?: (SamplerStage | null)[];
 }
 
 /** Per-token logits of a generation: raw (LM head) or processed (after the sampler chain). */

@@ -26,6 +26,12 @@ export const llamaCppModelOptionsShape = {
     .max(2 ** 32 - 1)
     .optional(),
   stopSequences: z.array(z.string().min(1)).max(64).optional(),
+  /**
+   * Mark, on each raw logits step, which sampler stage removed each top candidate (`removedBy`: top-k,
+   * top-p, min-p, typical-p, grammar, penalties, logit-bias; null = survived). Needs `rawLogits` as a top k
+   * of at most 255. Off by default, and free when off.
+   */
+  cutBy: z.boolean().optional(),
   /** Token id (as a string key) to additive bias; -Infinity bans a token. */
   logitBias: z.record(z.string().regex(/^\d+$/, "expected a token id"), finiteOrMinusInfinity).optional(),
 };
@@ -38,6 +44,7 @@ export type LlamaCppModelOptions = ModelOptions & {
   grammar?: string;
   toolChoice?: ToolChoice;
   penaltyLastN?: number;
+  cutBy?: boolean;
 };
 
 /** The native generation options for validated model options (stop sequences are handled in TypeScript). */
@@ -66,6 +73,7 @@ export function toTokenOptions(
     ...(options.ignoreEos !== undefined && { ignoreEos: options.ignoreEos }),
     ...(options.logits !== undefined && options.logits !== false && { logits: options.logits }),
     ...(options.rawLogits !== undefined && options.rawLogits !== false && { rawLogits: options.rawLogits }),
+    ...(options.cutBy !== undefined && { cutBy: options.cutBy }),
     ...(extra.signal !== undefined && { signal: extra.signal }),
   };
 }

@@ -1,5 +1,6 @@
-import type { LogitsAlternative, LogitsStep, LogitsTrace } from "../../core/logits-trace.js";
+import type { LogitsAlternative, LogitsStep, LogitsTrace, SamplerStage } from "../../core/logits-trace.js";
 import type { LogitsRequest } from "../../core/model-options.js";
+import { nativeSamplerStages } from "./addon-types.js";
 import type { TokenLogits } from "./token-stream.js";
 
 /**
@@ -63,6 +64,10 @@ export class LogitsTraceBuilder {
       top,
     };
     if (full !== undefined) step.full = full;
+    if (captured.cutBy !== undefined) {
+      const codes = captured.cutBy;
+      step.removedBy = top.map((_, index): SamplerStage | null => nativeSamplerStages[codes[index]!] ?? null);
+    }
     // A view, not a copy: the addon allocates each batch's piece buffer anew and never reuses it.
     if (bytes !== undefined) step.bytes = bytes;
     return step;

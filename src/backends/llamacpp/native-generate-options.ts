@@ -80,6 +80,11 @@ export interface GenerateTokensOptions {
   readonly logits?: LogitsCapture;
   /** Raw LM-head logits per token. Default false. */
   readonly rawLogits?: LogitsCapture;
+  /**
+   * Record, per raw top-k candidate, which sampler stage removed it (TokenLogits.cutBy on rawLogits):
+   * needs `rawLogits` as a top k of at most 255. Default false (no cost).
+   */
+  readonly cutBy?: boolean;
   /** Compute the log-probability of every prompt token (disables prefix reuse for this call). */
   readonly promptLogprobs?: boolean;
   /**
@@ -111,6 +116,7 @@ const knownOptions: ReadonlySet<string> = new Set([
   "ignoreEos",
   "logits",
   "rawLogits",
+  "cutBy",
   "promptLogprobs",
   "queueCapacity",
   "reusePrefix",
@@ -125,6 +131,8 @@ export interface ResolvedGenerateOptions {
 }
 
 const maximumTopK = 1 << 16;
+/** The addon indexes the raw top-k in a byte per vocabulary entry while it records cut-by labels. */
+const maximumCutByTopK = 255;
 const penaltyRange = { minimum: -maximumAbsolutePenalty, maximum: maximumAbsolutePenalty };
 
 function checkSeed(seed: unknown): number {
@@ -239,6 +247,15 @@ export function resolveGenerateOptions(
   const resolvedSeed = seed === undefined ? randomInt(0, maximumSeed + 1) : checkSeed(seed);
   const raw = checkCapture("rawLogits", options.rawLogits, vocabSize);
   const processed = checkCapture("logits", options.logits, vocabSize);
+  const cutBy = options.cutBy === undefined ? false : checkBoolean("cutBy", options.cutBy);
+  if (cutBy && (raw.topK === 0 || raw.topK > maximumCutByTopK)) {
+    throw new IncompatibleOptionsError(
+      "cutBy",
+      cutBy,
+      `cutBy labels the raw top-k candidates, but rawLogits is ${JSON.stringify(options.rawLogits ?? false)}`,
+      `set rawLogits to a top k between 1 and ${maximumCutByTopK}, or leave cutBy off`,
+    );
+  }
   const bias = checkLogitBias(options.logitBias, vocabSize);
   const queueCapacity =
     options.queueCapacity === undefined
@@ -287,6 +304,7 @@ export function resolveGenerateOptions(
     rawFull: raw.full,
     processedTopK: processed.topK,
     processedFull: processed.full,
+    ...(cutBy && { recordCutBy: true }),
     maxTokens: resolvedMaxTokens,
     ignoreEos: options.ignoreEos === undefined ? false : checkBoolean("ignoreEos", options.ignoreEos),
     promptLogprobs:

@@ -16,6 +16,8 @@ export interface TokenLogits {
   readonly topLogits?: Float32Array;
   /** Full mode: the whole vocabulary (processed: cut tokens are -Infinity). A view into a per-batch buffer. */
   readonly full?: Float32Array;
+  /** Raw top-k with `cutBy`: per entry of topIds, the stage code that removed it (0 = survived; see nativeSamplerStages). */
+  readonly cutBy?: Uint8Array;
   /** The chosen token's logit in this vector. */
   readonly chosenLogit: number;
   /** log(sum(exp(logits))) over the whole vector: logprob = logit - logSumExp. */
@@ -222,6 +224,7 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     return {
       topIds: columns.ids!.subarray(index * k, (index + 1) * k),
       topLogits: columns.logits!.subarray(index * k, (index + 1) * k),
+      ...(columns.cutBy !== undefined && { cutBy: columns.cutBy.subarray(index * k, (index + 1) * k) }),
       chosenLogit,
       logSumExp,
     };
