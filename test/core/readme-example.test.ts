@@ -34,6 +34,13 @@ describe("the README and docs examples", () => {
     expect(result.stdout).toBe("Hello there!2\n5\n");
   });
 
+  it("runs the stream parts example", async () => {
+    const result = await runMarkdownExample(markdownExample("thunk.consume(", { file: "docs/core.md" }));
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("[Hello][, ][world]\nHello, world [ 'stop' ] 6\ntrue\n");
+  });
+
   it("runs the messages example", async () => {
     const result = await runMarkdownExample(
       markdownExample("MessagesHistory.fromOpenAI(", { file: "docs/messages.md" }),
