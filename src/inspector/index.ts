@@ -1,3 +1,4 @@
+export { InspectorRequestError } from "./errors/inspector-request-error.js";
 export { InspectorTraceMismatchError } from "./errors/inspector-trace-mismatch-error.js";
 export {
   buildInspectorReport,
@@ -8,4 +9,13 @@ export {
   type InspectorToken,
   inspectorMaxAlternatives,
 } from "./inspector-report.js";
+export {
+  type InspectorServer,
+  type InspectorServerOptions,
+  pageContentSecurityPolicy,
+  startInspectorServer,
+} from "./live/inspector-server.js";
+export { type BranchEvent, type BranchView, InspectorSession } from "./live/inspector-session.js";
+export type { SamplerSettings } from "./live/inspector-settings.js";
+export type { LiveToken, RemovedBy } from "./live/live-token.js";
 export { embedJson, renderInspectorPage } from "./render-inspector-page.js";
