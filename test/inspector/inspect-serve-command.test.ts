@@ -45,11 +45,11 @@ describe("tessera inspect --serve", () => {
 
   it("refuses --out and a prompt with --serve, and needs --out without it", async () => {
     const withOut = await runCli(["inspect", "--serve", "-o", "x.html"]);
-    expect(withOut.code).toBe(2);
+    expect(withOut.code).toBe(1);
     expect(withOut.stderr.trim().split("\n")).toHaveLength(1);
     expect(withOut.stderr).toContain("--serve takes no --out");
     const neither = await runCli(["inspect", "hello"]);
-    expect(neither.code).toBe(2);
+    expect(neither.code).toBe(1);
     expect(neither.stderr).toContain("--out");
   });
 });

@@ -31,14 +31,14 @@ async function inspect(promptWords: string[], flags: InspectFlags, command: Comm
   if (flags.serve) {
     if (flags.out !== undefined || promptWords.length > 0) {
       command.error("error: --serve takes no --out and no prompt (type prompts in the page)", {
-        exitCode: 2,
+        exitCode: 1,
       });
     }
     return serveInspector(flags);
   }
   if (flags.out === undefined) {
-    command.error("error: required option '-o, --out <file>' not specified (or pass --serve)", {
-      exitCode: 2,
+    command.error("error: required option '-o, --out <file>' not specified", {
+      exitCode: 1,
     });
   }
   const prompt = await readPrompt(promptWords);
