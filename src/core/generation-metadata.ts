@@ -20,7 +20,7 @@ export interface GenerationTimings {
   queueWaitMs: number | null;
   /** Prompt processing up to the first token, its sampling included (the native clock has no mark between). */
   prefillMs: number | null;
-  /** From the first token sampled until its text was handed to the reader's queue (ttfbMs). */
+  /** From the first token sampled until the thunk received the backend's first stream part (ttfbMs). */
   firstDeliveryMs: number | null;
   decodeMs: number | null;
 }
@@ -37,7 +37,10 @@ export class GenerationMetadata {
   promptTemplate: string | null = null;
   /** Variables the template was rendered with, after substitution. */
   promptTemplateVariables: Record<string, unknown> | null = null;
-  /** Milliseconds from the request to the first chunk of output; null for non-streaming. */
+  /**
+   * Milliseconds from the request to the first stream part the backend delivered (of any kind); written by
+   * the thunk alone, so every backend means the same by it. Null until a part arrived.
+   */
   ttfbMs: number | null = null;
   /** Milliseconds from the request to the first generated token (after any prompt processing). */
   timeToFirstTokenMs: number | null = null;
