@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+// The cost of cut-by recording (issue 18), on the raw addon: decode tokens/s of this build with cut-by
+// off against another build (the commit before it), and with cut-by on. tiny F32 model, 1 thread, one
+// sequence, 128 generated tokens after a 24-token prompt, raw top-20 captured.
+//
+//   node benchmarks/native-cut-by.mjs --before /path/to/old/native/build/Release/tessera.node [--rounds 15]
+//
+// Two sampler configurations: "greedy" (arg-max on untouched logits, the dense path; cut-by has nothing
+// to record there) and "chain" (temperature 0.8, top-k 40, top-p 0.95, min-p 0.05: the candidate array,
+// where cut-by records). Each round runs every variant once in a fresh child process, in an order that
+// alternates between rounds, so a noisy minute on a shared machine hits all alike; a figure is the median
+// over rounds, a ratio the median of the per-round ratios.
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const { values: flags } = parseArgs({
+  options: {
+    before: { type: "string" },
+    after: { type: "string", default: "native/build/Release/tessera.node" },
+    rounds: { type: "string", default: "15" },
+    runs: { type: "string", default: "5" },
+    tokens: { type: "string", default: "128" },
+    model: { type: "string", default: "models/tiny-f32.gguf" },
+    child: { type: "string" },
+  },
+});
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+const configurations = {
+  greedy: { greedy: true },
+  chain: { greedy: false, temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05 },
+};
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+async function child(spec) {
+  const { addonPath, configuration, cutBy } = JSON.parse(spec);
+  const require = createRequire(import.meta.url);
+  const addon = require(resolve(addonPath));
+  // node-llama-cpp's prebuilt CPU libraries (what the TypeScript loader registers), found without dist/.
+  const platform = `${process.platform}-${process.arch}`;
+  addon.loadBackends(join(projectRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform));
+  const model = await addon.loadModel(resolve(flags.model), { gpuLayers: 0, useMmap: true }).promise;
+  const context = await model.createContext({
+    contextSize: 512,
+    batchSize: 64,
+    sequences: 1,
+    threads: 1,
+    batchThreads: 1,
+    unifiedKvCache: false,
+  });
+  const tokens = Number(flags.tokens);
+  const rates = [];
+  for (let run = 0; run <= Number(flags.runs); run++) {
+    const prompt = Int32Array.from({ length: 24 }, (_, index) => 100 + ((index * 37 + run * 11) % 5000));
+    const generation = context.generate({
+      tokens: prompt,
+      seed: 7 + run,
+      ...configurations[configuration],
+      rawTopK: 20,
+      ...(cutBy && { recordCutBy: true }),
+      maxTokens: tokens,
+      ignoreEos: true,
+      promptLogprobs: false,
+      reusePrefix: false,
+      queueCapacity: 32,
+    });
+    let first = 0;
+    let count = 0;
+    for (;;) {
+      const batch = await generation.pull(32);
+      if (count === 0 && batch.count > 0) first = performance.now();
+      count += batch.count;
+      if (batch.done) break;
+    }
+    const ended = performance.now();
+    // Decode rate after the first token (the prefill is not what cut-by changes).
+    if (run > 0) rates.push((count - 1) / ((ended - first) / 1000));
+  }
+  context.dispose();
+  model.dispose();
+  console.log(JSON.stringify({ tokensPerSecond: median(rates) }));
+}
+
+if (flags.child !== undefined) {
+  await child(flags.child);
+} else {
+  if (flags.before === undefined) throw new Error("--before <path of the old tessera.node> is required");
+  const variants = [];
+  for (const configuration of Object.keys(configurations)) {
+    variants.push({ name: `${configuration} before`, addonPath: flags.before, configuration, cutBy: false });
+    variants.push({ name: `${configuration} off`, addonPath: flags.after, configuration, cutBy: false });
+    variants.push({ name: `${configuration} on`, addonPath: flags.after, configuration, cutBy: true });
+  }
+  const results = Object.fromEntries(variants.map((variant) => [variant.name, []]));
+  for (let round = 0; round < Number(flags.rounds); round++) {
+    const order = round % 2 === 0 ? variants : [...variants].reverse();
+    for (const variant of order) {
+      const output = execFileSync(
+        process.execPath,
+        [
+          new URL(import.meta.url).pathname,
+          "--child",
+          JSON.stringify(variant),
+          "--runs",
+          flags.runs,
+          "--tokens",
+          flags.tokens,
+          "--model",
+          flags.model,
+        ],
+        { encoding: "utf8" },
+      );
+      results[variant.name].push(JSON.parse(output.trim().split("\n").at(-1)).tokensPerSecond);
+    }
+  }
+  for (const configuration of Object.keys(configurations)) {
+    const before = results[`${configuration} before`];
+    const off = results[`${configuration} off`];
+    const on = results[`${configuration} on`];
+    const offRatio = median(off.map((value, index) => value / before[index]));
+    const onRatio = median(on.map((value, index) => value / off[index]));
+    console.log(
+      `${configuration}: before ${median(before).toFixed(0)} tokens/s, cut-by off ${median(off).toFixed(0)} ` +
+        `(${offRatio.toFixed(3)} × before), cut-by on ${median(on).toFixed(0)} (${onRatio.toFixed(3)} × off)`,
+    );
+  }
+}
