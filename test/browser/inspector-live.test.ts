@@ -1,7 +1,7 @@
 // The live inspector as a person uses it, in headless Chromium: type a prompt, watch tokens stream,
 // click a token, see raw next to processed with the removed candidates marked, branch on an alternative
 // (a KV fork), compare the branches, re-sample from a token. Screenshots go to test-artifacts/.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -168,6 +168,12 @@ describe("the live inspector page in Chromium", () => {
     expect(await page.textContent('.view[data-branch="3"] h3')).toContain("re-sample of #2 from token 3");
     expect(await page.textContent(".lru-note")).toContain("least recently used");
     await page.screenshot({ path: join(artifacts, "inspector-live-resampled.png"), fullPage: true });
+
+    // The export links download the tree and the selected branch's static page (same renderer as -o).
+    const download = page.waitForEvent("download");
+    await page.click("#export-html");
+    const file = await (await download).path();
+    expect(readFileSync(file, "utf8")).toContain('id="report-data"');
 
     const violations = await page.evaluate(() => (globalThis as unknown as ViolationWindow).__violations);
     expect(violations).toEqual([]);
