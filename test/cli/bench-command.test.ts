@@ -25,13 +25,23 @@ describe("tessera bench ttfb --quick", () => {
     expect(names).toEqual([
       "tessera (in-process)",
       "node-llama-cpp (in-process)",
+      "greedy runner (C++)",
       "tessera serve (HTTP)",
       "llama-server (HTTP)",
+      "tessera (in-process, 2nd turn)",
+      "tessera serve (HTTP, 2nd turn)",
+      "tessera serve (HTTP, 4 at once)",
+      "llama-server (HTTP, 4 at once)",
     ]);
-    expect(json.rows).toHaveLength(8);
+    expect(json.rows).toHaveLength(18);
     for (const row of json.rows) {
-      if (row.target === "llama-server (HTTP)" && findPeerBinary("llama-server") === null) {
+      if (row.target.startsWith("llama-server (HTTP") && findPeerBinary("llama-server") === null) {
         expect(row.skipped).toMatch(/npm run bench:peers/);
+        continue;
+      }
+      // Built with g++ on first use; a machine without a compiler gets the row's reason instead.
+      if (row.target === "greedy runner (C++)" && row.skipped !== null) {
+        expect(row.skipped).toMatch(/g\+\+|build/);
         continue;
       }
       expect(row.skipped).toBeNull();
@@ -41,7 +51,12 @@ describe("tessera bench ttfb --quick", () => {
         // Over HTTP, a run whose tokens all arrive in one read has no per-token times to measure
         // ("n/a", never a made-up rate); in process every token has its own arrival time.
         const perToken = figure === "interTokenMs" || figure === "tokensPerSecond";
-        if (perToken && row.target.endsWith("(HTTP)")) {
+        // The concurrent rows report one first token per run (the median of the requests'), no rate.
+        if (perToken && row.target.endsWith("at once)")) {
+          expect(row[figure].count, `${row.target} ${figure}`).toBe(0);
+          continue;
+        }
+        if (perToken && row.target.includes("(HTTP")) {
           expect(row[figure].count, `${row.target} ${figure}`).toBeLessThanOrEqual(2);
           if (row[figure].count === 0) continue;
         } else {
@@ -57,7 +72,16 @@ describe("tessera bench ttfb --quick", () => {
     expect(readFileSync(join(out, "ttfb.svg"), "utf8")).toMatch(
       /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/,
     );
-    expect(JSON.parse(readFileSync(join(out, "ttfb.json"), "utf8")).rows).toHaveLength(8);
+    const written = JSON.parse(readFileSync(join(out, "ttfb.json"), "utf8"));
+    expect(written.rows).toHaveLength(18);
+    // Paired comparisons of the rows that ran side by side, each length on its own line.
+    const pairs = written.comparisons.map(
+      (comparison: { target: string; reference: string; promptTokens: number }) =>
+        `${comparison.target} / ${comparison.reference} @ ${comparison.promptTokens}`,
+    );
+    expect(pairs).toContain("tessera (in-process) / node-llama-cpp (in-process) @ 16");
+    expect(pairs).toContain("tessera serve (HTTP) / tessera (in-process) @ 64");
+    expect(readFileSync(join(out, "ttfb.md"), "utf8")).toContain("| first socket write ms |");
   });
 
   it("rejects a bad remote spec in one line, before any work", async () => {
@@ -73,7 +97,7 @@ describe("tessera bench ttfb --quick", () => {
 });
 
 describe("tessera bench throughput --quick", () => {
-  it("has tessera at three logits modes, node-llama-cpp and llama-bench (or its note)", async () => {
+  it("has tessera at three logits modes, llama-bench (or its note), the greedy runner and node-llama-cpp", async () => {
     const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
     const result = await runCli(["bench", "throughput", "--quick", "--json", "--out", out], {
       timeoutMs: 180_000,
@@ -88,20 +112,36 @@ describe("tessera bench throughput --quick", () => {
       repetitions: 2,
     });
     expect(json.rows.map((row: { target: string; logits: string }) => `${row.target}/${row.logits}`)).toEqual(
-      ["tessera/off", "tessera/top-20", "tessera/full", "node-llama-cpp/off", "llama-bench/off"],
+      [
+        "tessera/off",
+        "tessera/top-20",
+        "tessera/full",
+        "llama-bench/off",
+        "llama-bench, tg after the prompt/off",
+        "greedy runner (C++)/off",
+        "tg on the prebuilt libraries (C++)/off",
+        "tg on the prebuilt libraries (C++), after the prompt/off",
+        "node-llama-cpp/off",
+      ],
     );
     for (const row of json.rows) {
-      if (row.target === "llama-bench" && findPeerBinary("llama-bench") === null) {
+      if (row.target.startsWith("llama-bench") && findPeerBinary("llama-bench") === null) {
         expect(row.skipped).toMatch(/npm run bench:peers/);
         continue;
       }
       expect(row.skipped).toBeNull();
+      expect(row.generatedTokensPerSecond.count).toBe(2);
+      // The tg tests (llama-bench's after the prompt, the runner's) decode only: no prompt figure.
+      if (row.target.startsWith("tg on") || row.target === "llama-bench, tg after the prompt") continue;
       expect(row.promptTokensPerSecond.count).toBe(2);
       expect(row.generatedTokensPerSecond.count).toBe(2);
       expect(row.promptTokensPerSecond.median).toBeGreaterThan(0);
       expect(row.generatedTokensPerSecond.median).toBeGreaterThan(0);
     }
     expect(readFileSync(join(out, "throughput.md"), "utf8")).toContain("| tessera | full |");
+    const references = json.comparisons.map((comparison: { reference: string }) => comparison.reference);
+    expect(references).toContain("greedy runner (C++)");
+    expect(references).toContain("tg on the prebuilt libraries (C++), after the prompt");
   });
 });
 
