@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { sourceFiles } from "./layer-rules.js";
 
 /** Every `….ttfbMs = …` or `….ttfbMs ??= …` in a source text, with its line. */
-export function ttfbWrites(source: string): string[] {
+function ttfbWrites(source: string): string[] {
   return source
     .split("\n")
     .filter((line) => /\.ttfbMs\s*(\?\?=|\|\|=|=(?!=))/.test(line))
