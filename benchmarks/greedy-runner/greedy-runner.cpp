@@ -9,10 +9,13 @@
 //   greedy  --prompt-file F --tokens N --reps R   first token and decode speed, R repetitions
 //   tg      --tokens N --reps R [--depth D]       llama-bench's tg test (decode random tokens, no logits
 //                                                 read) on these libraries, after D cached cells (its -d)
+//   pp      --tokens N --reps R [--depth D]       llama-bench's pp test: one N-token batch (in n_batch chunks)
+//                                                 after D cached cells; prints prompt tokens/s
 //   serve                                          one request per stdin line: {"prompt": "...", "maxTokens": N}
 //                                                  answered with the pieces and their times (ms, own clock),
 //                                                  or {"tg": N, "depth": D} answered with {"tokensPerSecond"}
 // Common: --model PATH --libs FOLDER (ggml backends) --threads T --context C --batch B [--chat]
+//         [--flash-attn auto|on|off] (llama.cpp's default is auto, as tessera's addon leaves it)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -45,6 +48,7 @@ struct Options {
   int context = 0;
   int batch = 0;
   int depth = 0;
+  std::string flashAttention = "auto";
   bool chat = false;
 };
 
@@ -73,6 +77,7 @@ Options parseOptions(int argc, char** argv) {
     else if (name == "--context") options.context = std::atoi(value.c_str());
     else if (name == "--batch") options.batch = std::atoi(value.c_str());
     else if (name == "--depth") options.depth = std::atoi(value.c_str());
+    else if (name == "--flash-attn") options.flashAttention = value;
     else fail("unknown option " + name);
   }
   if (options.model.empty()) fail("--model is required");
@@ -196,10 +201,29 @@ struct Runner {
 
   void clear() const { llama_memory_clear(llama_get_memory(context), true); }
 
+  int32_t batchSize = 512;
+
+  // In n_batch chunks, as tessera's decode engine feeds a long prompt.
   void decode(llama_token* tokens, int32_t count) const {
-    if (llama_decode(context, llama_batch_get_one(tokens, count)) != 0) fail("llama_decode failed");
+    for (int32_t at = 0; at < count; at += batchSize) {
+      const int32_t chunk = std::min(batchSize, count - at);
+      if (llama_decode(context, llama_batch_get_one(tokens + at, chunk)) != 0) fail("llama_decode failed");
+    }
   }
 };
+
+// llama-bench's pp test: `tokens` random tokens in one batch (n_batch chunks) after `depth` random cells.
+double promptProcessing(const Runner& runner, int tokens, int depth) {
+  runner.clear();
+  std::vector<llama_token> filler(depth + tokens);
+  for (llama_token& token : filler) token = std::rand() % runner.vocabularySize;
+  if (depth > 0) runner.decode(filler.data(), depth);
+  llama_synchronize(runner.context);
+  const Clock::time_point start = Clock::now();
+  runner.decode(filler.data() + depth, tokens);
+  llama_synchronize(runner.context);
+  return tokens * 1000.0 / millisecondsSince(start);
+}
 
 // One greedy generation: times (ms from the start, before rendering) of every piece.
 struct Generation {
@@ -260,8 +284,7 @@ double tokenGeneration(const Runner& runner, int tokens, int depth) {
   if (depth > 0) {
     std::vector<llama_token> filler(depth);
     for (llama_token& token : filler) token = std::rand() % runner.vocabularySize;
-    for (int at = 0; at < depth; at += 512)
-      runner.decode(filler.data() + at, std::min(512, depth - at));
+    runner.decode(filler.data(), depth);
   }
   llama_token token = llama_vocab_get_add_bos(runner.vocab) ? llama_vocab_bos(runner.vocab)
                                                            : std::rand() % runner.vocabularySize;
@@ -301,6 +324,10 @@ int main(int argc, char** argv) {
   contextParams.n_threads = options.threads;
   contextParams.n_threads_batch = options.threads;
   contextParams.no_perf = true;
+  if (options.flashAttention == "on") contextParams.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_ENABLED;
+  else if (options.flashAttention == "off") contextParams.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  else if (options.flashAttention != "auto") fail("--flash-attn must be auto, on or off");
+  runner.batchSize = static_cast<int32_t>(contextParams.n_batch);
   runner.context = llama_init_from_model(runner.model, contextParams);
   if (runner.context == nullptr) fail("cannot create a context");
 
@@ -310,6 +337,13 @@ int main(int argc, char** argv) {
                 options.tokens, options.depth);
     for (int rep = 0; rep < options.reps; rep++)
       std::printf("%s%.3f", rep ? "," : "", tokenGeneration(runner, options.tokens, options.depth));
+    std::printf("]}\n");
+  } else if (options.mode == "pp") {
+    promptProcessing(runner, std::min(options.tokens, 8), 0);  // warm-up
+    std::printf("{\"mode\":\"pp\",\"threads\":%d,\"tokens\":%d,\"depth\":%d,\"samples\":[", options.threads,
+                options.tokens, options.depth);
+    for (int rep = 0; rep < options.reps; rep++)
+      std::printf("%s%.3f", rep ? "," : "", promptProcessing(runner, options.tokens, options.depth));
     std::printf("]}\n");
   } else if (options.mode == "greedy") {
     if (options.promptFile.empty()) fail("--prompt-file is required in greedy mode");
@@ -337,7 +371,7 @@ int main(int argc, char** argv) {
       printGeneration(generate(runner, prompt, std::max(1, maxTokens)), true);
     }
   } else {
-    fail("--mode must be greedy, tg or serve");
+    fail("--mode must be greedy, tg, pp or serve");
   }
   llama_free(runner.context);
   llama_model_free(runner.model);
