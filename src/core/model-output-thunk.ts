@@ -209,9 +209,21 @@ export class ModelOutputThunk<T = string> {
 
   /** Text deltas as they arrive. Single consumer: a second iterator throws ThunkAlreadyIteratedError. */
   [Symbol.asyncIterator](): AsyncIterator<string> {
-    if (this.#iteratorTaken) throw new ThunkAlreadyIteratedError();
-    this.#iteratorTaken = true;
-    return this.#iterate();
+    this.#takeIterator();
+    return this.#read(textOf);
+  }
+
+  /**
+   * The stream parts as this thunk applies them, for readers that map a generation onto another protocol
+   * (the server's SSE chunks). Text arrives as `text-delta` parts, reasoning, tool calls, logits, usage and
+   * the finish reason as their own parts; a failure is thrown, as from `for await`. It is the thunk's one
+   * iterator (a second throws ThunkAlreadyIteratedError), and leaving it early cancels the generation.
+   * Read it alone: parts that another reader (say avalue()) applies meanwhile are not replayed, except text.
+   */
+  parts(): AsyncIterable<StreamPart> {
+    this.#takeIterator();
+    const iterator = this.#read((part) => part);
+    return { [Symbol.asyncIterator]: () => iterator };
   }
 
   /**
@@ -254,13 +266,21 @@ export class ModelOutputThunk<T = string> {
     return typeof value === "object" && value !== null && marker in value;
   }
 
-  async *#iterate(): AsyncGenerator<string, void, undefined> {
+  #takeIterator(): void {
+    if (this.#iteratorTaken) throw new ThunkAlreadyIteratedError();
+    this.#iteratorTaken = true;
+  }
+
+  /** The applied parts, each mapped (null: skipped); text first from what is pending, then part by part. */
+  async *#read<R>(map: (part: StreamPart) => R | null): AsyncGenerator<R, void, undefined> {
     let finished = false;
     try {
       while (true) {
         const delta = this.#deliver("");
-        if (delta.length > 0) yield delta;
-        else if (this.#failed) {
+        if (delta.length > 0) {
+          const mapped = map({ type: "text-delta", text: delta });
+          if (mapped !== null) yield mapped;
+        } else if (this.#failed) {
           finished = true;
           throw this.#failure;
         } else if (this.#computed) {
@@ -268,10 +288,13 @@ export class ModelOutputThunk<T = string> {
           return;
         } else {
           const part = await this.#advance();
-          if (part?.type === "text-delta" && part.text.length > 0) {
+          if (part === null) continue;
+          let mapped: R | null;
+          if (part.type === "text-delta") {
             const text = this.#deliver(part.text);
-            if (text.length > 0) yield text;
-          }
+            mapped = text.length === 0 ? null : map(text === part.text ? part : { type: "text-delta", text });
+          } else mapped = map(part);
+          if (mapped !== null) yield mapped;
         }
       }
     } finally {
@@ -448,6 +471,10 @@ export class ModelOutputThunk<T = string> {
     this.#failure = error;
     this.#settle();
   }
+}
+
+function textOf(part: StreamPart): string | null {
+  return part.type === "text-delta" ? part.text : null;
 }
 
 function carriesOutput(part: StreamPart): boolean {

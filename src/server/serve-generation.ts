@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyReply } from "fastify";
 import type { ModelOutputThunk } from "../core/model-output-thunk.js";
+import type { StreamPart } from "../core/stream-part.js";
 import { buildCompletionUsage } from "../messages/openai/completion-usage.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
@@ -127,39 +128,31 @@ async function streamAnswer(
   receivedAt: number,
   metrics: ServerMetrics,
 ): Promise<void> {
-  // One delta per queue entry: the for-await protocol keeps the pull bounded by the thunk's queue.
-  const iterator = thunk[Symbol.asyncIterator]();
-  let pulled = 0;
-  const pull = async (): Promise<string | null> => {
-    const next = await iterator.next();
-    if (next.done) return null;
-    pulled += next.value.length;
-    return next.value;
+  // One part at a time: the iterator protocol keeps the pull bounded by the thunk's queue.
+  const iterator = thunk.parts()[Symbol.asyncIterator]();
+  const next = async (): Promise<StreamPart | null> => {
+    const result = await iterator.next();
+    return result.done ? null : result.value;
   };
-  // The first delta (or the failure) decides between an HTTP error and a 200 stream.
-  let text = await pull();
+  let pulled = 0;
+  // The first output (or the failure) decides between an HTTP error and a 200 stream. Parts that carry
+  // none (logits, metadata, usage) are read from the thunk when the text they belong to is sent.
+  let part = await next();
+  while (part !== null && !carriesOutput(part)) part = await next();
   reply.hijack();
   const writer = new SseWriter(reply.raw);
   writer.start();
   let first = true;
-  let sentThinking = 0;
   const aligner = new StepAligner();
-  const takeThinking = (): string | undefined => {
-    const thinking = thunk.thinking ?? "";
-    if (thinking.length <= sentThinking) return undefined;
-    const delta = thinking.slice(sentThinking);
-    sentThinking = thinking.length;
-    return delta;
-  };
   /** Send what is new (text, reasoning, logprobs); false once the client is gone. */
-  const sendDelta = async (raw: string, finish: string | null, toolCalls?: unknown[]): Promise<boolean> => {
-    const delta: StreamDelta = { first };
-    // Backends resolve their own conventions (tool-call markup, stop sequences): text is answer text.
-    if (raw.length > 0) delta.text = raw;
-    const thinking = takeThinking();
-    if (thinking !== undefined) delta.thinking = thinking;
+  const sendDelta = async (
+    output: { text?: string; thinking?: string },
+    finish: string | null,
+    toolCalls?: unknown[],
+  ): Promise<boolean> => {
+    const delta: StreamDelta = { first, ...output };
     if (toolCalls !== undefined) delta.toolCalls = toolCalls;
-    if (!first && finish === null && delta.text === undefined && thinking === undefined) return true;
+    if (!first && finish === null && delta.text === undefined && delta.thinking === undefined) return true;
     // Processed and raw traces hold the same tokens; either one places them in the text.
     const steps = (thunk.generation.logits ?? thunk.generation.rawLogits)?.steps ?? [];
     const range = finish === null ? aligner.take(steps, pulled) : aligner.rest(steps);
@@ -170,13 +163,19 @@ async function streamAnswer(
     return true;
   };
   try {
-    while (text !== null) {
-      if (!(await sendDelta(text, null))) return;
-      text = await pull();
+    // Backends resolve their own conventions (tool-call markup, stop sequences): text parts are answer
+    // text. Tool calls, the finish reason and usage go in the closing chunks, as OpenAI sends them.
+    for (; part !== null; part = await next()) {
+      if (part.type === "text-delta") {
+        pulled += part.text.length;
+        if (!(await sendDelta({ text: part.text }, null))) return;
+      } else if (part.type === "reasoning-delta") {
+        if (!(await sendDelta({ thinking: part.text }, null))) return;
+      }
     }
     if (thunk.cancelled) return;
     const toolCalls = buildToolCalls(thunk)?.map((call, index) => ({ index, ...call }));
-    if (!(await sendDelta("", finishReason(thunk), toolCalls))) return;
+    if (!(await sendDelta({}, finishReason(thunk), toolCalls))) return;
     if (plan.includeUsage) {
       const chunk = plan.chunk(identity, { first: false }, {}, null);
       if (!(await writer.send({ ...chunk, choices: [], usage: buildCompletionUsage(thunk) }))) return;
@@ -187,11 +186,15 @@ async function streamAnswer(
     // the output is incomplete.
     const rest = (thunk.value ?? "").slice(pulled);
     pulled += rest.length;
-    if (rest.length > 0 && !(await sendDelta(rest, null))) return;
+    if (rest.length > 0 && !(await sendDelta({ text: rest }, null))) return;
     await writer.send(toErrorResponse(error).body);
     writer.end();
   } finally {
     // Leaving early (client gone) must not leave the generation running.
     await iterator.return?.();
   }
+}
+
+function carriesOutput(part: StreamPart): boolean {
+  return part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call";
 }

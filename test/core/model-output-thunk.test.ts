@@ -406,6 +406,53 @@ describe("ModelOutputThunk", () => {
       expect(thunk.value).toBe("a");
     });
 
+    it("parts() yields every part as applied, and is the thunk's one iterator", async () => {
+      const thunk = new ModelOutputThunk();
+      const producer = partChannel(thunk);
+      const step = { token: 1, text: "Hi", logprob: -1, logSumExp: 0, top: [] };
+      const sent = [
+        { type: "reasoning-delta", text: "hmm" },
+        { type: "logits", processed: [step] },
+        { type: "text-delta", text: "Hi" },
+        { type: "text-delta", text: "" },
+        { type: "usage", usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } },
+        { type: "finish", reason: "stop" },
+      ] as const;
+      const feeding = (async () => {
+        for (const part of sent) await producer.push(part);
+        producer.end();
+      })();
+      const seen: unknown[] = [];
+      for await (const part of thunk.parts()) seen.push(part);
+      await feeding;
+      // The empty text delta carries nothing and is not yielded.
+      expect(seen).toEqual(sent.filter((part) => part.type !== "text-delta" || part.text !== ""));
+      expect(() => thunk[Symbol.asyncIterator]()).toThrow(ThunkAlreadyIteratedError);
+      expect(thunk.generation.finishReasons).toEqual(["stop"]);
+    });
+
+    it("parts() throws the failure after the parts before it, and leaving it early cancels", async () => {
+      const failing = new ModelOutputThunk();
+      const producer = partChannel(failing);
+      await producer.push("partial");
+      producer.fail(new Error("boom"));
+      const seen: unknown[] = [];
+      await expect(
+        (async () => {
+          for await (const part of failing.parts()) seen.push(part);
+        })(),
+      ).rejects.toThrow("boom");
+      expect(seen).toEqual([{ type: "text-delta", text: "partial" }]);
+
+      const left = new ModelOutputThunk();
+      const source = partChannel(left, { capacity: 1 });
+      void source.push("a");
+      void source.push("b");
+      for await (const _part of left.parts()) break;
+      expect(left.cancelled).toBe(true);
+      expect(source.signal.aborted).toBe(true);
+    });
+
     it("yields the whole value of an already computed thunk once", async () => {
       const deltas: string[] = [];
       for await (const delta of new ModelOutputThunk("ready")) deltas.push(delta);
