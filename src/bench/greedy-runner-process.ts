@@ -139,21 +139,28 @@ export class GreedyRunnerProcess {
     return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
   }
 
-  async #request(payload: Record<string, unknown>): Promise<string> {
+  async #request(payload: Record<string, unknown>): Promise<unknown> {
     const answer = this.#next();
     this.#child.stdin!.write(`${JSON.stringify(payload)}\n`);
-    return answer;
+    const line = await answer;
+    try {
+      return JSON.parse(line);
+    } catch {
+      // A llama.cpp assertion prints its backtrace to stdout before the process aborts.
+      throw new Error(
+        `the greedy runner answered ${JSON.stringify(line.slice(0, 120))} instead of JSON (did it crash?)`,
+      );
+    }
   }
 
   /** Greedy decode of `prompt` for `maxTokens` tokens, with every piece's time. */
   async generate(prompt: string, maxTokens: number): Promise<GreedyRunnerGeneration> {
-    return JSON.parse(await this.#request({ prompt, maxTokens })) as GreedyRunnerGeneration;
+    return (await this.#request({ prompt, maxTokens })) as GreedyRunnerGeneration;
   }
 
   /** llama-bench's tg test on the prebuilt libraries: `tokens` random tokens after `depth` cached cells. */
   async tokenGeneration(tokens: number, depth: number): Promise<number> {
-    return (JSON.parse(await this.#request({ tg: tokens, depth })) as { tokensPerSecond: number })
-      .tokensPerSecond;
+    return ((await this.#request({ tg: tokens, depth })) as { tokensPerSecond: number }).tokensPerSecond;
   }
 
   close(): void {

@@ -94,4 +94,24 @@ describe.skipIf(skipReason !== null)("the C++ greedy runner", () => {
       runner.close();
     }
   }, 60_000);
+
+  it("feeds a prompt longer than its batch in batch-sized chunks, as tessera's engine does", async () => {
+    const runner = await GreedyRunnerProcess.start({
+      modelPath: await resolveDefaultModel(),
+      threads: 1,
+      contextSize: 512,
+      batchSize: 32,
+      chat: false,
+    });
+    try {
+      const generation = await runner.generate(
+        "one two three four five six seven eight nine ten ".repeat(12),
+        2,
+      );
+      expect(generation.promptTokens).toBeGreaterThan(3 * 32);
+      expect(generation.pieces).toHaveLength(2);
+    } finally {
+      runner.close();
+    }
+  }, 60_000);
 });
