@@ -4,12 +4,24 @@
 
 import { randomUUID } from "node:crypto";
 import { SseDecoder } from "../../backends/openai/sse-decoder.js";
-import type { ServedFirstTokenTimings } from "../../server/first-token-timings.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchStreamError } from "../errors/bench-stream-error.js";
 import { secondTurnMessage } from "./backend-target.js";
 
 type ChatMessage = { role: "user" | "assistant"; content: string };
+
+/** The body of tessera serve's GET /debug/first-token/<id> (src/server/first-token-timings.ts), in ms. */
+interface ServedFirstTokenTimings {
+  requestMs: number;
+  setupMs: number;
+  templateMs: number;
+  tokenizeMs: number;
+  queueWaitMs: number;
+  prefillMs: number;
+  firstDeliveryMs: number;
+  firstWriteMs: number;
+  serverFirstTokenMs: number;
+}
 
 export interface OpenAIHttpTargetOptions {
   name: string;
