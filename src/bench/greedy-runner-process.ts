@@ -12,7 +12,7 @@ import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-e
 export const greedyRunnerName = "greedy runner (C++)";
 
 /** One greedy generation as the runner reports it (ms from its request start, before the template). */
-export interface GreedyRunnerGeneration {
+export interface GreedyRunnerReport {
   /** FNV-1a (32-bit) of the request's text as the runner read it. */
   textHash: number;
   promptTokens: number;
@@ -154,8 +154,8 @@ export class GreedyRunnerProcess {
   }
 
   /** Greedy decode of `prompt` for `maxTokens` tokens, with every piece's time. */
-  async generate(prompt: string, maxTokens: number): Promise<GreedyRunnerGeneration> {
-    return (await this.#request({ prompt, maxTokens })) as GreedyRunnerGeneration;
+  async generate(prompt: string, maxTokens: number): Promise<GreedyRunnerReport> {
+    return (await this.#request({ prompt, maxTokens })) as GreedyRunnerReport;
   }
 
   /** llama-bench's tg test on the prebuilt libraries: `tokens` random tokens after `depth` cached cells. */
