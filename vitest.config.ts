@@ -11,6 +11,7 @@ import { defineConfig } from "vitest/config";
 // - native: everything else, on the real addon and generated models.
 const unit = [
   "test/architecture/import-boundaries.test.ts",
+  "test/bench/concurrent-target.test.ts",
   "test/bench/paired-comparison.test.ts",
   "test/cli/bench-stats-and-report.test.ts",
   "test/cli/bench-strategies-flags.test.ts",
