@@ -39,7 +39,10 @@ export {
   NativeAddonLoadError,
   type NativeLoadAttempt,
 } from "./backends/llamacpp/errors/native-addon-load-error.js";
-export { NativeGenerationError } from "./backends/llamacpp/errors/native-generation-error.js";
+export {
+  NativeDecodeError,
+  NativeGenerationError,
+} from "./backends/llamacpp/errors/native-decode-error.js";
 export { NoGenerationViewError } from "./backends/llamacpp/errors/no-generation-view-error.js";
 export { NonFiniteLogitsError } from "./backends/llamacpp/errors/non-finite-logits-error.js";
 export { StructuredOutputError } from "./backends/llamacpp/errors/structured-output-error.js";

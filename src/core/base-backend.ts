@@ -17,7 +17,7 @@ import {
   validateModelOptions,
 } from "./model-options.js";
 import type { ModelOutputThunk } from "./model-output-thunk.js";
-import { type GenAiOperation, GenerationObservation } from "./telemetry/generation-observation.js";
+import { BackendCallObservation, type GenAiOperation } from "./telemetry/backend-call-observation.js";
 
 export interface BaseBackendOptions {
   /** Options applied under every call's own (call > session > these defaults). */
@@ -66,7 +66,7 @@ export abstract class BaseBackend implements Backend {
   ): Promise<GenerateResult<T>> {
     options.signal?.throwIfAborted();
     let modelOptions = this.resolveModelOptions(options.modelOptions);
-    let observation: GenerationObservation | null = null;
+    let observation: BackendCallObservation | null = null;
     try {
       const changes = await this.hooks.emit("generationPreCall", {
         backend: this,
@@ -131,8 +131,8 @@ export abstract class BaseBackend implements Backend {
     action: GenerateAction<T>,
     modelOptions: ModelOptions,
     options: GenerateOptions<T>,
-  ): GenerationObservation {
-    return new GenerationObservation({
+  ): BackendCallObservation {
+    return new BackendCallObservation({
       operation,
       requestModel: this.modelId,
       actionType: (action as object).constructor?.name ?? "unknown",

@@ -131,18 +131,21 @@ export async function removeStaleTemporaryModels(dir: string): Promise<string[]>
 
 const pending = new Map<string, Promise<string>>();
 
-/** What `resolveModel` is about to generate, for a caller that says so (the CLI prints it). */
-export interface PresetGeneration {
+/** A preset `resolveModel` is about to synthesize (write with generated weights), for a caller that asks (the CLI prints it). */
+export interface PresetSynthesis {
   readonly preset: ModelPresetName;
   readonly type: WritableTensorType;
   readonly path: string;
 }
 
+/** @deprecated use `PresetSynthesis`; kept only until src/cli/open-model.ts (another helper's edit in progress) moves over. */
+export type PresetGeneration = PresetSynthesis;
+
 export interface ResolveModelOptions {
   /** Models folder; defaults to `modelsDirectory()`. */
   readonly dir?: string;
   /** Called once before a missing preset is written (not when it exists or another call is writing it). */
-  readonly onGenerate?: (generation: PresetGeneration) => void;
+  readonly onGenerate?: (synthesis: PresetSynthesis) => void;
   readonly onProgress?: (progress: GgufWriteProgress) => void;
   /** Stops writing a preset (the partial file is removed); the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal;

@@ -12,7 +12,7 @@ import {
 } from "./option-fuzz-values.js";
 import { caseSeed, SeededRandom } from "./seeded-random.js";
 
-export interface OptionFuzzGeneration {
+export interface OptionFuzzRequest {
   /** Token ids (or something that is not, to hit the prompt checks). */
   readonly prompt: unknown;
   readonly options: Record<string, unknown>;
@@ -24,7 +24,7 @@ export interface OptionFuzzCase {
   readonly load: Record<string, unknown> | undefined;
   readonly context: Record<string, unknown>;
   /** Started together, so several sequences decode in one batch. */
-  readonly generations: readonly OptionFuzzGeneration[];
+  readonly generations: readonly OptionFuzzRequest[];
 }
 
 function drawAll(
@@ -55,7 +55,7 @@ function drawPrompt(random: SeededRandom, vocabSize: number, outsideRate: number
   ]);
 }
 
-function drawGeneration(random: SeededRandom, vocabSize: number, outsideRate: number): OptionFuzzGeneration {
+function drawRequest(random: SeededRandom, vocabSize: number, outsideRate: number): OptionFuzzRequest {
   const options = drawAll(random, generatePools(vocabSize), outsideRate);
   const bias = drawLogitBias(random, vocabSize, outsideRate);
   if (bias !== undefined) options.logitBias = bias;
@@ -77,7 +77,7 @@ export function buildOptionFuzzCase(runSeed: number, index: number, vocabSize: n
   const context = drawAll(random, contextPools(), outsideRate);
   const generationCount = random.pick([1, 1, 1, 2, 3]);
   const generations = Array.from({ length: generationCount }, () =>
-    drawGeneration(random, vocabSize, outsideRate),
+    drawRequest(random, vocabSize, outsideRate),
   );
   return { index, load, context, generations };
 }

@@ -2,36 +2,36 @@
 // native queue (capacity 1–8, n up to the capacity), one or two generations on a context, stopped by
 // abort() or by disposing the context or the model. Back-pressure wake-ups race most here.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { NativeContext, NativeGeneration } from "../backends/llamacpp/addon-types.js";
+import type { NativeContext, NativeDecodeJob } from "../backends/llamacpp/addon-types.js";
 import { loadNativeAddon } from "../backends/llamacpp/native-addon.js";
 import { type CaseTools, settleExpected } from "./schedule-case-tools.js";
 import { paceConsumer } from "./schedule-consumer.js";
 import type { RawPullCase } from "./schedule-plan.js";
 import { SeededRandom } from "./seeded-random.js";
 
-type RawGenerationPlan = RawPullCase["generations"][number];
+type RawJobPlan = RawPullCase["generations"][number];
 
 async function drain(
   tools: CaseTools,
-  plan: RawGenerationPlan,
-  generation: NativeGeneration,
+  plan: RawJobPlan,
+  job: NativeDecodeJob,
   seed: number,
   stopNow: () => void,
 ): Promise<void> {
   const random = new SeededRandom(seed);
   const { stop } = plan;
-  // Named once per generation: a hang report says which queue was waited on.
+  // Named once per job: a hang report says which queue was waited on.
   const event = `token (raw pull(${plan.pullSize}) of ${plan.maxTokens}, queue ${plan.queueCapacity}, ${plan.consumer.kind} consumer)`;
   let read = 0;
   let stopped = stop.kind === "none" || stop.moment === "prefill";
   while (true) {
     const batch = await tools.watchdog.due(
       event,
-      generation.pull(plan.pullSize),
+      job.pull(plan.pullSize),
       undefined,
-      () => generation.abort(),
+      () => job.abort(),
       () => {
-        const stats = generation.getStats();
+        const stats = job.getStats();
         return stats.sequence < 0 && !stats.finished;
       },
     );
@@ -47,13 +47,13 @@ async function drain(
 }
 
 /**
- * The caller awaits one pull but keeps no reference to its generation, and the collector runs (the
+ * The caller awaits one pull but keeps no reference to its job, and the collector runs (the
  * children start with --expose-gc): a handle collected while its pull waits must not take the promise
  * with it.
  */
 async function pullFromDroppedHandle(
   tools: CaseTools,
-  plan: RawGenerationPlan,
+  plan: RawJobPlan,
   context: NativeContext,
   seed: number,
 ): Promise<void> {
@@ -116,33 +116,29 @@ export async function runRawPullCase(tools: CaseTools, plan: RawPullCase, seed: 
     );
     try {
       await Promise.all(
-        plan.generations.map(async (generationPlan, index) => {
-          if (generationPlan.dropHandle) {
-            await pullFromDroppedHandle(tools, generationPlan, context, seed + index);
+        plan.generations.map(async (jobPlan, index) => {
+          if (jobPlan.dropHandle) {
+            await pullFromDroppedHandle(tools, jobPlan, context, seed + index);
             return;
           }
-          const generation = context.generate({
-            tokens: resources.promptPool.subarray(0, generationPlan.promptTokens),
+          const job = context.generate({
+            tokens: resources.promptPool.subarray(0, jobPlan.promptTokens),
             greedy: false,
             seed: seed + index,
             temperature: 0.8,
-            maxTokens: generationPlan.maxTokens,
+            maxTokens: jobPlan.maxTokens,
             ignoreEos: true,
             promptLogprobs: false,
             reusePrefix: false,
-            queueCapacity: generationPlan.queueCapacity,
+            queueCapacity: jobPlan.queueCapacity,
           });
           const stopNow = () => {
-            if (generationPlan.stop.kind === "cancel") generation.abort();
-            else if (generationPlan.stop.kind === "dispose-context") context.dispose();
-            else if (generationPlan.stop.kind === "dispose-model") model.dispose();
+            if (jobPlan.stop.kind === "cancel") job.abort();
+            else if (jobPlan.stop.kind === "dispose-context") context.dispose();
+            else if (jobPlan.stop.kind === "dispose-model") model.dispose();
           };
-          if (generationPlan.stop.moment === "prefill") setTimeout(stopNow, generationPlan.stop.delayMs);
-          await settleExpected(
-            tools,
-            "raw pull",
-            drain(tools, generationPlan, generation, seed + index, stopNow),
-          );
+          if (jobPlan.stop.moment === "prefill") setTimeout(stopNow, jobPlan.stop.delayMs);
+          await settleExpected(tools, "raw pull", drain(tools, jobPlan, job, seed + index, stopNow));
         }),
       );
     } finally {

@@ -4,7 +4,7 @@
 // calls the prefill took.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
-import { NativeGenerationError } from "../../src/backends/llamacpp/errors/native-generation-error.js";
+import { NativeDecodeError } from "../../src/backends/llamacpp/errors/native-decode-error.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { useHooksAddon } from "../native/hooks-addon.js";
 import { loadTinyModel } from "../native/tiny-model.js";
@@ -40,7 +40,7 @@ describe("prefill in chunks", () => {
         }))
           tokens++;
       })().catch((caught: unknown) => caught);
-      expect(NativeGenerationError.isInstance(error)).toBe(true);
+      expect(NativeDecodeError.isInstance(error)).toBe(true);
       return tokens;
     } finally {
       hooks.set("throwInDecode", 0);

@@ -3,7 +3,7 @@
 // is full, the batch fails, the engine decodes each member alone, and only the one that cannot get a
 // cell fails; its cells go back to the pool and the other one runs to its maxTokens.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NativeGenerationError } from "../../src/backends/llamacpp/errors/native-generation-error.js";
+import { NativeDecodeError } from "../../src/backends/llamacpp/errors/native-decode-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { loadTinyModel } from "./tiny-model.js";
@@ -34,9 +34,9 @@ describe("one generation's decode failure in a shared batch", () => {
     const failures = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
     const results = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
     expect(failures).toHaveLength(1);
-    expect(NativeGenerationError.isInstance(failures[0])).toBe(true);
-    expect((failures[0] as NativeGenerationError).code).toBe("ERR_DECODE");
-    expect((failures[0] as NativeGenerationError).message).toMatch(/no free KV cell/);
+    expect(NativeDecodeError.isInstance(failures[0])).toBe(true);
+    expect((failures[0] as NativeDecodeError).code).toBe("ERR_DECODE");
+    expect((failures[0] as NativeDecodeError).message).toMatch(/no free KV cell/);
     expect(results).toHaveLength(1);
     expect(results[0]?.finishReason).toBe("length");
     expect(results[0]?.generatedTokens).toBe(30);

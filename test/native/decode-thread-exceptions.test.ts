@@ -4,7 +4,7 @@
 // generation it happened in, with a typed error and its partial text, and leave the context usable.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
-import { NativeGenerationError } from "../../src/backends/llamacpp/errors/native-generation-error.js";
+import { NativeDecodeError } from "../../src/backends/llamacpp/errors/native-decode-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { useHooksAddon } from "./hooks-addon.js";
@@ -24,13 +24,13 @@ describe("exceptions thrown on the decode thread", () => {
   });
   afterAll(() => model.dispose());
 
-  async function failure(): Promise<NativeGenerationError> {
+  async function failure(): Promise<NativeDecodeError> {
     const error = await context
       .generate(prompt, greedy)
       .collect()
       .catch((caught: unknown) => caught);
-    expect(NativeGenerationError.isInstance(error)).toBe(true);
-    return error as NativeGenerationError;
+    expect(NativeDecodeError.isInstance(error)).toBe(true);
+    return error as NativeDecodeError;
   }
 
   it("fails the generation with ERR_NATIVE_EXCEPTION when sampling throws, keeping the text before", async () => {

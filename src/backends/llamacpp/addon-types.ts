@@ -22,8 +22,8 @@ export type NativeErrorCode =
   | "ERR_NO_CPU_BACKEND"
   | "ERR_CAPTURE_BUDGET";
 
-/** Codes in `NativeGenerationStats.errorCode` when a generation ended with finishReason "error". */
-export type NativeGenerationErrorCode =
+/** Codes in `NativeDecodeJobStats.errorCode` when a decode job ended with finishReason "error" (`NativeDecodeError.code`). */
+export type NativeDecodeErrorCode =
   | "ERR_NON_FINITE_LOGITS"
   | "ERR_NO_CANDIDATES"
   | "ERR_DECODE"
@@ -159,8 +159,8 @@ export interface NativeContext {
   getCounters(): NativeContextCounters;
   /** Starts peakLiveSequences again from the generations live now. */
   resetPeakCounter(): void;
-  /** Queues a generation; the decode thread starts it as soon as a sequence is free. */
-  generate(options: NativeGenerateOptions): NativeGeneration;
+  /** Queues a decode job; the decode thread starts it as soon as a sequence is free. */
+  generate(options: NativeGenerateOptions): NativeDecodeJob;
   /** The tokens whose KV cells a sequence holds (what prefix reuse compares against). */
   getSequenceTokens(sequence: number): Int32Array;
   getInfo(): NativeContextInfo;
@@ -212,11 +212,12 @@ export interface NativeEventBatch {
   readonly done: boolean;
 }
 
-export interface NativeGenerationStats {
+/** What `NativeDecodeJob.getStats()` reports: the job's sequence, how it finished, and its timings. */
+export interface NativeDecodeJobStats {
   readonly promptTokens: number;
   readonly finished: boolean;
   readonly finishReason: "stop" | "length" | "abort" | "error" | null;
-  readonly errorCode: NativeGenerationErrorCode | null;
+  readonly errorCode: NativeDecodeErrorCode | null;
   readonly errorMessage: string | null;
   readonly sequence: number;
   /** The following are present once finished. */
@@ -228,16 +229,22 @@ export interface NativeGenerationStats {
   readonly decodeMs?: number;
 }
 
-export interface NativeGeneration {
+/**
+ * The addon's handle to one request in the decode engine: queued on a context, decoded on the engine's
+ * thread, its events pulled in batches. Mirrors the C++ `AddonGeneration` wrapper
+ * (native/src/addon-generation.h) around a `GenerationState` (native/src/generation-state.h); the C++ names
+ * are older than this one. Not the user-facing result: that is the thunk and its `GenerationMetadata`.
+ */
+export interface NativeDecodeJob {
   /**
-   * Resolves with up to maxEvents events as soon as at least one is queued or the generation ended.
+   * Resolves with up to maxEvents events as soon as at least one is queued or the job ended.
    * Full vectors are memcpy'd into a Float32Array the addon allocates for the batch at the exact size.
    * One pull at a time.
    */
   pull(maxEvents: number): Promise<NativeEventBatch>;
   /** Stops decoding within one step (or inside a long prefill); the sequence's KV cells are removed. */
   abort(): void;
-  getStats(): NativeGenerationStats;
+  getStats(): NativeDecodeJobStats;
   /** Raw log-probability of each prompt token given the previous ones (NaN at 0); null until finished. */
   getPromptLogprobs(): Float32Array | null;
 }

@@ -3,7 +3,7 @@ import type {
   NativeContext,
   NativeContextCounters,
   NativeContextInfo,
-  NativeGeneration,
+  NativeDecodeJob,
 } from "./addon-types.js";
 import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
 import { GrammarError } from "./errors/grammar-error.js";
@@ -119,14 +119,14 @@ export class LlamaContext implements AsyncDisposable {
     };
     // Aborted before the start: no native work at all.
     if (resolved.signal?.aborted) return new TokenStream(undefined, config);
-    let generation: NativeGeneration;
+    let job: NativeDecodeJob;
     try {
-      generation = this.#native.generate(resolved.native);
+      job = this.#native.generate(resolved.native);
     } catch (error) {
       throw translateNativeError(error, prompt.length, this.#info.sequenceContextSize, options.grammar);
     }
     this.#running++;
-    return new TokenStream(generation, { ...config, onEnd: () => this.#running-- });
+    return new TokenStream(job, { ...config, onEnd: () => this.#running-- });
   }
 
   /**

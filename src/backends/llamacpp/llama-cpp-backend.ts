@@ -17,13 +17,13 @@ import { type ChatTemplateLimits, ChatTemplateSandbox } from "./chat-template-sa
 import { BackendNotLoadedError } from "./errors/backend-not-loaded-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { NoGenerationViewError } from "./errors/no-generation-view-error.js";
-import { type PreparedGeneration, prepareGeneration } from "./generation-preparation.js";
 import type { LlamaContext } from "./llama-context.js";
 import { type LoadedLlama, loadLlama, tokenText } from "./llama-cpp-loader.js";
 import { llamaCppModelOptionsSchema, toTokenOptions } from "./llama-cpp-model-options.js";
-import { startGenerationRun } from "./llama-generation-run.js";
 import type { LlamaModel } from "./llama-model.js";
+import { startLlamaStreamRun } from "./llama-stream-run.js";
 import { checkInteger, checkString, rejectUnknownOptions } from "./native-option-checks.js";
+import { type PreparedRequest, prepareRequest } from "./request-preparation.js";
 import type { TokenStream } from "./token-stream.js";
 
 export interface LlamaCppBackendOptions extends BaseBackendOptions {
@@ -164,7 +164,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const history = context.viewForGeneration();
     if (history === null) throw new NoGenerationViewError(context.constructor.name);
     const loaded = await this.#ensureLoaded();
-    const prepared = await prepareGeneration({
+    const prepared = await prepareRequest({
       loaded,
       sandbox: this.#sandbox,
       formatter: this.formatter,
@@ -186,10 +186,10 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const requestStart = performance.now();
     const loaded = await this.#ensureLoaded();
     // Everything is prepared and checked first, so one bad action starts no generation at all.
-    const prepared: PreparedGeneration<T>[] = [];
+    const prepared: PreparedRequest<T>[] = [];
     for (const action of actions) {
       prepared.push(
-        await prepareGeneration({
+        await prepareRequest({
           loaded,
           sandbox: this.#sandbox,
           formatter: this.formatter,
@@ -237,7 +237,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
 
   #start<T>(
     loaded: LoadedLlama,
-    prepared: ReadonlyArray<PreparedGeneration<T>>,
+    prepared: ReadonlyArray<PreparedRequest<T>>,
     options: ResolvedGenerateOptions<T>,
     requestStart: number,
   ): Array<ModelOutputThunk<T>> {
@@ -280,7 +280,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
           ...(item.grammar !== undefined && { grammar: item.grammar }),
         },
       });
-      startGenerationRun<T>({
+      startLlamaStreamRun<T>({
         thunk,
         stream: streams[index]!,
         requestStart,

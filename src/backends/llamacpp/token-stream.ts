@@ -1,12 +1,12 @@
 import { GenerationAbortedError } from "../../core/errors/generation-aborted-error.js";
 import { TesseraError } from "../../core/errors/tessera-error.js";
 import type {
+  NativeDecodeJob,
+  NativeDecodeJobStats,
   NativeEventBatch,
-  NativeGeneration,
-  NativeGenerationStats,
   NativeLogitsColumns,
 } from "./addon-types.js";
-import { NativeGenerationError } from "./errors/native-generation-error.js";
+import { NativeDecodeError } from "./errors/native-decode-error.js";
 import { NonFiniteLogitsError } from "./errors/non-finite-logits-error.js";
 
 /** One captured logits vector at one generated token (raw or processed). */
@@ -78,12 +78,12 @@ type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
 const streaming = { stream: true } as const;
 
 /**
- * The tokens of one native generation, read once, pulled in batches from the bounded native queue:
+ * The tokens of one native decode job, read once, pulled in batches from the bounded native queue:
  * decoding runs ahead of the reader by at most queueCapacity tokens. Leaving a `for await` early (or
  * `cancel()`) stops the native work within one decode step.
  */
 export class TokenStream implements AsyncIterable<TokenEvent> {
-  readonly #generation: NativeGeneration | undefined;
+  readonly #job: NativeDecodeJob | undefined;
   readonly #config: TokenStreamConfig;
   readonly #decoder = new TextDecoder("utf-8");
   #text = "";
@@ -92,20 +92,20 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
   #outcome: { result: TokenStreamResult } | { error: unknown } | undefined;
   #resultPromise: Promise<TokenStreamResult> | undefined;
   #settle: ((outcome: { result: TokenStreamResult } | { error: unknown }) => void) | undefined;
-  readonly #onAbort = () => this.#generation?.abort();
+  readonly #onAbort = () => this.#job?.abort();
 
-  /** @internal Created by LlamaContext.generate; `generation` is undefined when the signal was already aborted. */
-  constructor(generation: NativeGeneration | undefined, config: TokenStreamConfig) {
-    this.#generation = generation;
+  /** @internal Created by LlamaContext.generate; `job` is undefined when the signal was already aborted. */
+  constructor(job: NativeDecodeJob | undefined, config: TokenStreamConfig) {
+    this.#job = job;
     this.#config = config;
     config.signal?.addEventListener("abort", this.#onAbort, { once: true });
-    if (generation === undefined) this.#end(undefined, this.#abortError());
+    if (job === undefined) this.#end(undefined, this.#abortError());
   }
 
   /** True while the native generation waits for a free sequence of its context (queued behind others). */
   get queued(): boolean {
-    if (this.#generation === undefined || this.#ended) return false;
-    const stats = this.#generation.getStats();
+    if (this.#job === undefined || this.#ended) return false;
+    const stats = this.#job.getStats();
     return stats.sequence < 0 && !stats.finished;
   }
 
@@ -132,7 +132,7 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
 
   /** Stops native decoding for this stream (the reader then sees the end, with finish reason "abort"). */
   cancel(): void {
-    this.#generation?.abort();
+    this.#job?.abort();
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<TokenEvent, void, undefined> {
@@ -155,34 +155,34 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
       );
     }
     this.#claimed = true;
-    const generation = this.#generation;
+    const job = this.#job;
     try {
-      if (generation === undefined) throw this.#abortError();
+      if (job === undefined) throw this.#abortError();
       while (true) {
-        const batch = await this.#pull(generation);
+        const batch = await this.#pull(job);
         if (batch.count > 0) yield this.#convert(batch);
         if (batch.done) break;
       }
-      this.#finish(generation);
+      this.#finish(job);
     } finally {
       if (!this.#ended) {
         // Left early (break, return, an exception in the loop body): stop native work and wait for the
         // decode thread to confirm, so the sequence is free when this returns.
-        if (generation !== undefined) {
-          generation.abort();
-          while (!(await this.#pull(generation)).done) {
+        if (job !== undefined) {
+          job.abort();
+          while (!(await this.#pull(job)).done) {
             // discard
           }
         }
-        this.#end(generation, undefined);
+        this.#end(job, undefined);
       }
     }
   }
 
-  #pull(generation: NativeGeneration): Promise<NativeEventBatch> {
+  #pull(job: NativeDecodeJob): Promise<NativeEventBatch> {
     // Full vectors land in a Float32Array the addon allocates per batch at the exact size, so the
     // views handed out stay valid however long the caller keeps them.
-    return generation.pull(this.#config.queueCapacity);
+    return job.pull(this.#config.queueCapacity);
   }
 
   #convert(batch: NativeEventBatch): TokenBatch {
@@ -230,8 +230,8 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     };
   }
 
-  #finish(generation: NativeGeneration): void {
-    const stats = generation.getStats();
+  #finish(job: NativeDecodeJob): void {
+    const stats = job.getStats();
     // A generation that ends by itself flushed the decoder into its last event. Bytes still held here
     // belong to a character that a cancel, an abort or an error cut off: no token's text, so not the
     // stream's either (its text stays the concatenation of its events' texts).
@@ -242,17 +242,17 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
       error =
         stats.errorCode === "ERR_NON_FINITE_LOGITS"
           ? new NonFiniteLogitsError(message, this.#text)
-          : new NativeGenerationError(stats.errorCode ?? "ERR_DECODE", message, this.#text);
+          : new NativeDecodeError(stats.errorCode ?? "ERR_DECODE", message, this.#text);
     } else if (stats.finishReason === "abort" && this.#config.signal?.aborted) {
       error = this.#abortError();
     } else if (stats.finishReason === "abort" && stats.errorCode === "ERR_CONTEXT_DISPOSED") {
-      error = new NativeGenerationError(
+      error = new NativeDecodeError(
         stats.errorCode,
         stats.errorMessage ?? "the context was disposed",
         this.#text,
       );
     }
-    this.#end(generation, error, stats);
+    this.#end(job, error, stats);
     if (error !== undefined) throw error;
   }
 
@@ -260,16 +260,16 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     return new GenerationAbortedError(this.#text, this.#config.signal?.reason);
   }
 
-  #end(generation: NativeGeneration | undefined, error: unknown, known?: NativeGenerationStats): void {
+  #end(job: NativeDecodeJob | undefined, error: unknown, known?: NativeDecodeJobStats): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#config.signal?.removeEventListener("abort", this.#onAbort);
     this.#config.onEnd?.();
     let outcome: { result: TokenStreamResult } | { error: unknown };
-    if (error !== undefined || generation === undefined) {
+    if (error !== undefined || job === undefined) {
       outcome = { error };
     } else {
-      const stats = known ?? generation.getStats();
+      const stats = known ?? job.getStats();
       outcome = {
         result: {
           finishReason:
@@ -285,7 +285,7 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
             decodeMs: stats.decodeMs ?? null,
             totalMs: stats.totalMs ?? 0,
           },
-          promptLogprobs: generation.getPromptLogprobs(),
+          promptLogprobs: job.getPromptLogprobs(),
           text: this.#text,
         },
       };

@@ -1,6 +1,11 @@
 // OpenTelemetry spans and metrics through @opentelemetry/api: no-ops until the user registers an SDK.
 export { inApplicationSpan } from "./application-span.js";
 export {
+  BackendCallObservation,
+  type BackendCallObservationStart,
+  type GenAiOperation,
+} from "./backend-call-observation.js";
+export {
   applicationScope,
   backendScope,
   GenAi,
@@ -9,9 +14,4 @@ export {
   SpanName,
   Tessera,
 } from "./gen-ai-conventions.js";
-export {
-  type GenAiOperation,
-  GenerationObservation,
-  type GenerationObservationStart,
-} from "./generation-observation.js";
 export { inValidationSpan } from "./validation-span.js";

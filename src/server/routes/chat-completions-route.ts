@@ -3,9 +3,9 @@ import type { Backend } from "../../core/backend.js";
 import { checkRequestedModel } from "../check-requested-model.js";
 import { parseBody } from "../parse-body.js";
 import { chatCompletionRequestSchema } from "../request-schemas.js";
-import { chatRequestToGeneration } from "../request-to-generation.js";
+import { chatRequestToBackendCall } from "../request-to-backend-call.js";
 import { chatCompletionBody } from "../response-shapes.js";
-import { type ServeDependencies, serveGeneration } from "../serve-generation.js";
+import { type ServeDependencies, serveCompletion } from "../serve-completion.js";
 
 /** POST /v1/chat/completions: streamed or not, tools, response_format, logprobs and raw logits. */
 export function registerChatCompletionsRoute(
@@ -16,13 +16,13 @@ export function registerChatCompletionsRoute(
   app.post("/v1/chat/completions", async (request, reply) => {
     const body = parseBody(chatCompletionRequestSchema, request.body);
     checkRequestedModel(body.model, dependencies.servedModels);
-    const generation = chatRequestToGeneration(body, backend.capabilities.toolChoice);
-    const toolsOffered = (generation.options.tools?.length ?? 0) > 0;
+    const call = chatRequestToBackendCall(body, backend.capabilities.toolChoice);
+    const toolsOffered = (call.options.tools?.length ?? 0) > 0;
     const logprobs = {
       topLogprobs: body.logprobs === true ? (body.top_logprobs ?? 0) : null,
       rawLogits: body.tessera_raw_logits_top_k != null,
     };
-    await serveGeneration(
+    await serveCompletion(
       reply,
       {
         route: "chat",
@@ -30,8 +30,8 @@ export function registerChatCompletionsRoute(
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,
         start: async (signal) => {
-          const result = await backend.generateFromContext(generation.action, generation.context, {
-            ...generation.options,
+          const result = await backend.generateFromContext(call.action, call.context, {
+            ...call.options,
             signal,
           });
           return result.thunk;

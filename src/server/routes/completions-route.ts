@@ -5,9 +5,9 @@ import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import { checkRequestedModel } from "../check-requested-model.js";
 import { parseBody } from "../parse-body.js";
 import { completionRequestSchema } from "../request-schemas.js";
-import { samplingToModelOptions } from "../request-to-generation.js";
+import { samplingToModelOptions } from "../request-to-backend-call.js";
 import { choiceExtras, textCompletionBody, type WireLogprob } from "../response-shapes.js";
-import { type ServeDependencies, serveGeneration } from "../serve-generation.js";
+import { type ServeDependencies, serveCompletion } from "../serve-completion.js";
 
 /** POST /v1/completions: one prompt, continued as text (streamed or not). */
 export function registerCompletionsRoute(
@@ -45,7 +45,7 @@ export function registerCompletionsRoute(
       };
     };
     const logprobs = { topLogprobs, rawLogits: false };
-    await serveGeneration(
+    await serveCompletion(
       reply,
       {
         route: "completions",

@@ -7,7 +7,7 @@ import { genAiInstruments } from "./gen-ai-instruments.js";
 /** "chat" for a generation in a context, "text_completion" for a raw one (Mellea's two backend spans). */
 export type GenAiOperation = "chat" | "text_completion";
 
-export interface GenerationObservationStart {
+export interface BackendCallObservationStart {
   operation: GenAiOperation;
   /** The model asked for (the backend's modelId). */
   requestModel: string;
@@ -21,17 +21,17 @@ export interface GenerationObservationStart {
 }
 
 /**
- * One generation, seen from OpenTelemetry: a client span named after the operation, ended when the thunk
+ * One backend call (one generation of the user's), seen from OpenTelemetry: a client span named after the operation, ended when the thunk
  * settles (so its duration is the caller's, to the last chunk read), and the GenAI client metrics. Both are
  * no-ops until the user registers an SDK.
  */
-export class GenerationObservation {
+export class BackendCallObservation {
   readonly #span: Span;
-  readonly #start: GenerationObservationStart;
+  readonly #start: BackendCallObservationStart;
   readonly #startedAt = performance.now();
   #ended = false;
 
-  constructor(start: GenerationObservationStart) {
+  constructor(start: BackendCallObservationStart) {
     this.#start = start;
     const options = start.modelOptions;
     // GenAI semconv names a client span "{gen_ai.operation.name} {gen_ai.request.model}" ("chat tiny").

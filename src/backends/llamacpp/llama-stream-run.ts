@@ -10,8 +10,8 @@ import { StopSequenceMatcher } from "./stop-sequence-matcher.js";
 import type { TokenStream, TokenStreamResult } from "./token-stream.js";
 import { ToolCallMarkupFilter } from "./tool-call-markup-filter.js";
 
-/** What one generation needs once its prompt is tokenized and its stream started. */
-export interface GenerationRun<T> {
+/** What one request's run needs once its prompt is tokenized and its native token stream started. */
+export interface LlamaStreamRun<T> {
   readonly thunk: ModelOutputThunk<T>;
   readonly stream: TokenStream;
   /** performance.now() when the backend received the request. */
@@ -42,12 +42,12 @@ interface Progress {
 }
 
 /**
- * Feeds the thunk the parts of one native generation: text through the stop-sequence matcher and the
+ * Feeds the thunk the parts of one native token stream: text through the stop-sequence matcher and the
  * tool-call markup filter (neither stop text nor markup ever leaves this backend), one logits part per
  * native batch, and at the end the tool calls, usage and finish reason. The thunk's bounded queue pulls
  * the parts, so a slow reader pauses decoding.
  */
-export function startGenerationRun<T>(run: GenerationRun<T>): void {
+export function startLlamaStreamRun<T>(run: LlamaStreamRun<T>): void {
   const { thunk } = run;
   const processed = run.logits
     ? new LogitsTraceBuilder("processed", run.logits, run.vocabSize, run.pieceText)
@@ -57,15 +57,15 @@ export function startGenerationRun<T>(run: GenerationRun<T>): void {
     : null;
   thunk.generation.logits = processed?.trace ?? null;
   thunk.generation.rawLogits = raw?.trace ?? null;
-  thunk.consume((signal) => generationParts(run, signal, processed, raw), {
+  thunk.consume((signal) => streamParts(run, signal, processed, raw), {
     capacity: run.queueCapacity,
     startedAt: run.requestStart,
     ...(run.signal !== undefined && { signal: run.signal }),
   });
 }
 
-async function* generationParts<T>(
-  run: GenerationRun<T>,
+async function* streamParts<T>(
+  run: LlamaStreamRun<T>,
   signal: AbortSignal,
   processed: LogitsTraceBuilder | null,
   raw: LogitsTraceBuilder | null,
@@ -129,7 +129,7 @@ async function* generationParts<T>(
       }
       if (matcher.stopped) break;
     }
-    // Leaving the loop early aborted the native generation; its result then says "abort".
+    // Leaving the loop early aborted the native decode job; its result then says "abort".
     result = await stream.result;
     if (signal.aborted) return;
     if (matcher.stopped) progress.finishReason = "stop";
@@ -166,7 +166,7 @@ async function* generationParts<T>(
   }
 }
 
-function usageOf<T>(run: GenerationRun<T>, progress: Progress) {
+function usageOf<T>(run: LlamaStreamRun<T>, progress: Progress) {
   return {
     promptTokens: run.promptTokens,
     completionTokens: progress.completionTokens,
@@ -179,7 +179,7 @@ function usageOf<T>(run: GenerationRun<T>, progress: Progress) {
  * finish reason, which parts can no longer deliver once the reader left.
  */
 function fillMetadata<T>(
-  run: GenerationRun<T>,
+  run: LlamaStreamRun<T>,
   progress: Progress,
   result: TokenStreamResult | null,
   cancelled: boolean,

@@ -16,8 +16,8 @@ import type { ServerMetrics } from "./server-metrics.js";
 import { SseWriter } from "./sse-writer.js";
 import { StepAligner } from "./step-aligner.js";
 
-/** What a route hands over: how to start the generation and how its output looks on the wire. */
-export interface GenerationPlan {
+/** What a route hands over to serve one completion: how to start it and how its output looks on the wire. */
+export interface CompletionPlan {
   route: "chat" | "completions";
   stream: boolean;
   includeUsage: boolean;
@@ -52,13 +52,13 @@ export interface ServeDependencies {
 }
 
 /**
- * Run one generation for one HTTP request: wait for a slot (or 503), start it, and answer as JSON or as
+ * Serve one completion (chat or text) for one HTTP request: wait for a slot (or 503), start it, and answer as JSON or as
  * SSE. Nothing is sent before the first output arrives, so a refusal (context overflow, bad option) is a
  * plain HTTP error. A client that leaves cancels its generation; a slow one slows it down.
  */
-export async function serveGeneration(
+export async function serveCompletion(
   reply: FastifyReply,
-  plan: GenerationPlan,
+  plan: CompletionPlan,
   dependencies: ServeDependencies,
 ): Promise<void> {
   const { limiter, metrics } = dependencies;
@@ -122,7 +122,7 @@ export async function serveGeneration(
 
 async function streamAnswer(
   reply: FastifyReply,
-  plan: GenerationPlan,
+  plan: CompletionPlan,
   identity: ResponseIdentity,
   thunk: ModelOutputThunk<unknown>,
   receivedAt: number,

@@ -15,8 +15,8 @@ import { type LlamaCppModelOptions, toTokenOptions } from "./llama-cpp-model-opt
 import { resolveGenerateOptions } from "./native-generate-options.js";
 import { toolCallGrammar } from "./tool-call-format.js";
 
-/** One generation, checked and tokenized, ready to start. */
-export interface PreparedGeneration<T> {
+/** One request (or one of a batch), checked and tokenized, ready to start. */
+export interface PreparedRequest<T> {
   readonly action: GenerateAction<T>;
   readonly prompt: string;
   readonly tokens: Int32Array;
@@ -46,7 +46,7 @@ export interface PreparationInput<T> {
  * tool calls), the chat template, tokenization, the context-size check (ContextOverflowError with both
  * numbers) and every native option. Nothing native starts here.
  */
-export async function prepareGeneration<T>(input: PreparationInput<T>): Promise<PreparedGeneration<T>> {
+export async function prepareRequest<T>(input: PreparationInput<T>): Promise<PreparedRequest<T>> {
   const { loaded, options } = input;
   const modelOptions = options.modelOptions as LlamaCppModelOptions;
   const format = options.format;

@@ -13,7 +13,8 @@ import { JsonSchemaTool } from "./json-schema-tool.js";
 import { mediaAdvice, mediaProblem } from "./media-problem.js";
 import type { ChatCompletionRequest, ChatMessageInput, SamplingRequest } from "./request-schemas.js";
 
-export interface ChatGeneration {
+/** A chat request as the arguments of one `generateFromContext` call. */
+export interface ChatBackendCall {
   action: Message;
   context: Context;
   options: GenerateOptions<unknown>;
@@ -45,10 +46,10 @@ export function samplingToModelOptions(request: SamplingRequest): ModelOptions {
  * A chat request as a backend call: history in a ChatContext, the last message as the action. With
  * `forwardToolChoice`, a "required" (or named) tool_choice becomes the backend's toolChoice option.
  */
-export function chatRequestToGeneration(
+export function chatRequestToBackendCall(
   request: ChatCompletionRequest,
   forwardToolChoice = false,
-): ChatGeneration {
+): ChatBackendCall {
   const messages = request.messages.map((message, index) => toMessage(message, index));
   let context: Context = new ChatContext();
   for (const message of messages.slice(0, -1)) context = context.add(message);
