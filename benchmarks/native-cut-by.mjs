@@ -7,7 +7,7 @@
 //
 // Two sampler configurations: "greedy" (arg-max on untouched logits, the dense path; cut-by has nothing
 // to record there) and "chain" (temperature 0.8, top-k 40, top-p 0.95, min-p 0.05: the candidate array,
-// where cut-by records). Each round runs every variant once in a fresh child process, in an order that
+// where cut-by records) and "penalized" (below). Each round runs every variant once in a fresh child process, in an order that
 // alternates between rounds, so a noisy minute on a shared machine hits all alike; a figure is the median
 // over rounds, a ratio the median of the per-round ratios.
 import { execFileSync } from "node:child_process";
@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 const { values: flags } = parseArgs({
   options: {
     before: { type: "string" },
+    configurations: { type: "string", default: "greedy,chain,penalized" },
     after: { type: "string", default: "native/build/Release/tessera.node" },
     rounds: { type: "string", default: "15" },
     runs: { type: "string", default: "5" },
@@ -33,6 +34,9 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const configurations = {
   greedy: { greedy: true },
   chain: { greedy: false, temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05 },
+  // The worst case for cut-by on: a penalty and a top-k that cuts inside the raw top-20 on every token,
+  // so the counterfactual chain (without the penalties) runs on a copy of the row every time.
+  penalized: { greedy: false, temperature: 0.8, topK: 10, repeatPenalty: 1.1 },
 };
 
 function median(values) {
@@ -95,7 +99,7 @@ if (flags.child !== undefined) {
 } else {
   if (flags.before === undefined) throw new Error("--before <path of the old tessera.node> is required");
   const variants = [];
-  for (const configuration of Object.keys(configurations)) {
+  for (const configuration of flags.configurations.split(",")) {
     variants.push({ name: `${configuration} before`, addonPath: flags.before, configuration, cutBy: false });
     variants.push({ name: `${configuration} off`, addonPath: flags.after, configuration, cutBy: false });
     variants.push({ name: `${configuration} on`, addonPath: flags.after, configuration, cutBy: true });
@@ -122,7 +126,7 @@ if (flags.child !== undefined) {
       results[variant.name].push(JSON.parse(output.trim().split("\n").at(-1)).tokensPerSecond);
     }
   }
-  for (const configuration of Object.keys(configurations)) {
+  for (const configuration of flags.configurations.split(",")) {
     const before = results[`${configuration} before`];
     const off = results[`${configuration} off`];
     const on = results[`${configuration} on`];
