@@ -11,7 +11,7 @@ import { Instruction } from "../stdlib/components/instruction.js";
 import { ChatContext } from "../stdlib/contexts/chat-context.js";
 import { SimpleContext } from "../stdlib/contexts/simple-context.js";
 import { act } from "../stdlib/functional/act.js";
-import { req } from "../stdlib/requirements/requirement-helpers.js";
+import { check, req } from "../stdlib/requirements/requirement-helpers.js";
 import { simpleValidate } from "../stdlib/requirements/simple-validate.js";
 import { BestOfNStrategy } from "../stdlib/sampling/best-of-n-strategy.js";
 import { MajorityVotingStrategy } from "../stdlib/sampling/majority-voting-strategy.js";
@@ -121,14 +121,21 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
     const tokens: number[] = [];
     const wallMs: number[] = [];
     for (const task of options.tasks) {
-      const requirement = req(task.requirement, simpleValidate(task.verify));
+      // A raw task's requirement is check-only, so the instruction renders as exactly the task's prompt.
+      const requirement = (task.raw === true ? check : req)(task.requirement, simpleValidate(task.verify));
+      const taskOptions: ModelOptions = {
+        ...modelOptions,
+        ...(task.stopSequences !== undefined && { stopSequences: task.stopSequences }),
+      };
       for (let run = 0; run < options.runs; run++) {
         const instruction = new Instruction({ description: task.prompt, requirements: [requirement] });
         const strategy = strategyCase.make();
         const started = performance.now();
         try {
           if (strategy === null) {
-            const { output } = await act(instruction, strategyCase.context(), backend, { modelOptions });
+            const { output } = await act(instruction, strategyCase.context(), backend, {
+              modelOptions: taskOptions,
+            });
             samples.push(1);
             tokens.push(completionTokens([output]));
             if (task.verify(output.value ?? "")) successes++;
@@ -138,7 +145,7 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
               strategyCase.context(),
               backend,
               [requirement],
-              { modelOptions },
+              { modelOptions: taskOptions },
             );
             samples.push(result.sampleGenerations.length);
             tokens.push(completionTokens(result.sampleGenerations));

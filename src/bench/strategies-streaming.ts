@@ -122,6 +122,8 @@ function requirementOf(task: StrategyTask): StandardRequirement {
     (task as StrategyTask & { failsEarly?: EarlyFailure }).failsEarly ?? defaultEarlyFailures[task.id];
   return new StandardRequirement(task.requirement, {
     validate: simpleValidate(task.verify),
+    // A raw task's requirement is never shown: the instruction renders as exactly the task's prompt.
+    checkOnly: task.raw === true,
     ...(failsEarly === undefined
       ? {}
       : {
@@ -181,6 +183,7 @@ export async function runStreamingComparison(options: StreamingComparisonOptions
             maxNewTokens: options.maxTokens,
             temperature: 0.9,
             seed: 7919 * (run + 1) + 101 * taskIndex,
+            ...(task.stopSequences !== undefined && { stopSequences: task.stopSequences }),
           };
           let tokensOff: number | null = null;
           for (const streaming of [false, true]) {

@@ -1,13 +1,23 @@
 // Default tasks of `tessera bench strategies`: a prompt and a verifier in code each. On the tiny
 // random-weight model the text is noise, so the verifiers test properties noise sometimes has; what is
 // measured is how often each strategy finds a passing sample and what that costs. On a real model the same
-// tasks are ordinary instructions. A task file (`--tasks file.mjs`) exports `tasks` of the same shape.
+// tasks are ordinary instructions. A model trained on a checkable task gets checkableStrategyTasks instead. A task file (`--tasks file.mjs`) exports `tasks` of the same shape.
+
+import { additionSplit, isCorrectAddition } from "../training/addition-task.js";
+import { sortingSplit } from "../training/sorting-task.js";
 
 export interface StrategyTask {
   id: string;
   prompt: string;
   requirement: string;
   verify: (text: string) => boolean;
+  /**
+   * The prompt is in the model's own trained format (a task model such as tiny-arith reads `07+45=`):
+   * the requirement is checked but never shown, so the rendered instruction is exactly the prompt.
+   */
+  raw?: boolean;
+  /** Where a sample ends (a task model's answer ends at its line's newline). */
+  stopSequences?: string[];
 }
 
 export const defaultStrategyTasks: StrategyTask[] = [
@@ -45,6 +55,25 @@ export const defaultStrategyTasks: StrategyTask[] = [
     },
   },
 ];
+
+/** The built-in checkable tasks a model can be trained on (`tessera models train --corpus …`). */
+export type CheckableTask = "addition" | "sorting";
+
+/**
+ * The default tasks for a model trained on a checkable task (tiny-arith): held-out problems, never in
+ * its training corpus, in the format it was trained on, checked by the exact answer.
+ */
+export function checkableStrategyTasks(task: CheckableTask, count = 5): StrategyTask[] {
+  const split = task === "addition" ? additionSplit() : sortingSplit();
+  return split.heldOut.slice(0, count).map((item) => ({
+    id: `${task}-${item.prompt.replace(/[+=]/g, (sign) => (sign === "+" ? "-plus-" : ""))}`,
+    prompt: item.prompt,
+    requirement: `The answer is ${item.answer}.`,
+    verify: (text: string) => isCorrectAddition(item, text),
+    raw: true,
+    stopSequences: ["\n"],
+  }));
+}
 
 /** Checks a loaded task file's export, naming the first bad entry. */
 export function checkStrategyTasks(value: unknown, source: string): StrategyTask[] {

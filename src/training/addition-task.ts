@@ -17,9 +17,11 @@ export interface AdditionTaskOptions {
   readonly maxOperand: number;
   /**
    * "padded": operands and answer zero-padded to a fixed width (`07+45=052`), so every digit sits at
-   * the same distance from the `=` in every line; "plain": `7+45=52`.
+   * the same distance from the `=` in every line; "plain": `7+45=52`; "reversed": padded operands and
+   * the padded answer written least significant digit first (`07+45=250` for 52), so each answer digit
+   * depends on two operand digits and a carry the model has already written, not on digits to come.
    */
-  readonly format: "plain" | "padded";
+  readonly format: "plain" | "padded" | "reversed";
   /** Problems held out for evaluation. */
   readonly heldOut: number;
   readonly seed: number;
@@ -27,7 +29,7 @@ export interface AdditionTaskOptions {
 
 export const defaultAdditionTask: AdditionTaskOptions = {
   maxOperand: 99,
-  format: "padded",
+  format: "reversed",
   heldOut: 400,
   seed: 7,
 };
@@ -58,11 +60,12 @@ function problem(left: number, right: number, options: AdditionTaskOptions): Add
     return { left, right, prompt: `${left}+${right}=`, answer: String(left + right) };
   const width = String(options.maxOperand).length;
   const pad = (value: number, digits: number): string => String(value).padStart(digits, "0");
+  const sum = pad(left + right, String(2 * options.maxOperand).length);
   return {
     left,
     right,
     prompt: `${pad(left, width)}+${pad(right, width)}=`,
-    answer: pad(left + right, String(2 * options.maxOperand).length),
+    answer: options.format === "reversed" ? [...sum].reverse().join("") : sum,
   };
 }
 

@@ -5,9 +5,11 @@ import { readFile } from "node:fs/promises";
 import { additionCorpus, additionSplit, defaultAdditionTask } from "./addition-task.js";
 import { TrainingError } from "./errors/training-error.js";
 import { fortuneCollections, fortunesFolder, fortunesText, loadFortunes } from "./fortunes-corpus.js";
+import { defaultSortingTask, sortingCorpus, sortingSplit } from "./sorting-task.js";
 
 export type TrainingCorpus =
   | { readonly kind: "addition" }
+  | { readonly kind: "sorting" }
   | { readonly kind: "fortunes"; readonly validationFraction: number }
   | { readonly kind: "text"; readonly path: string; readonly validationFraction: number };
 
@@ -44,6 +46,20 @@ export async function loadCorpusText(
       validation: `${split.heldOut.map((item) => `${item.prompt}${item.answer}`).join("\n")}\n`,
       description:
         `addition: a+b=c, operands 0-${task.maxOperand}, ${split.training.length} training problems shuffled anew each epoch, ` +
+        `${split.heldOut.length} held out (split seed ${task.seed}) as validation`,
+      passesInText: true,
+      chatTemplate: rawPromptChatTemplate,
+    };
+  }
+  if (corpus.kind === "sorting") {
+    const split = sortingSplit();
+    const passes = Array.from({ length: epochs }, (_, pass) => sortingCorpus(split, 1, seed + pass));
+    const task = defaultSortingTask;
+    return {
+      trainingPasses: passes,
+      validation: `${split.heldOut.map((item) => `${item.prompt}${item.answer}`).join("\n")}\n`,
+      description:
+        `sorting: ${task.digits} digits = the digits in ascending order, ${split.training.length} training problems shuffled anew each epoch, ` +
         `${split.heldOut.length} held out (split seed ${task.seed}) as validation`,
       passesInText: true,
       chatTemplate: rawPromptChatTemplate,

@@ -7,14 +7,22 @@ import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { runStrategiesBenchmark } from "../../bench/strategies-benchmark.js";
 import { strategiesChart, strategiesMarkdown } from "../../bench/strategies-report.js";
-import { checkStrategyTasks, defaultStrategyTasks, type StrategyTask } from "../../bench/strategy-tasks.js";
+import {
+  checkableStrategyTasks,
+  checkStrategyTasks,
+  defaultStrategyTasks,
+  type StrategyTask,
+} from "../../bench/strategy-tasks.js";
+import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../../gguf/model-presets.js";
+import { readTrainingRecord } from "../../training/training-record.js";
 import {
   benchCommandLine,
   defaultBenchOut,
   prepareBenchOutput,
   publishBenchResult,
 } from "../bench-output.js";
+import { defaultStrategiesModel } from "../default-models.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
@@ -31,8 +39,13 @@ interface StrategiesFlags {
   json?: boolean;
 }
 
-async function loadTasks(file: string | undefined): Promise<StrategyTask[]> {
-  if (file === undefined) return defaultStrategyTasks;
+/** A task file's tasks; else held-out problems of the checkable task the model was trained on, else the text tasks. */
+async function loadTasks(file: string | undefined, modelPath: string): Promise<StrategyTask[]> {
+  if (file === undefined) {
+    const record = readTrainingRecord((await readGgufFile(modelPath)).metadataByKey);
+    const task = (["addition", "sorting"] as const).find((name) => record?.corpus.startsWith(name) === true);
+    return task === undefined ? defaultStrategyTasks : checkableStrategyTasks(task);
+  }
   const module = (await import(pathToFileURL(resolve(file)).href)) as { tasks?: unknown; default?: unknown };
   return checkStrategyTasks(module.tasks ?? module.default, file);
 }
@@ -40,10 +53,10 @@ async function loadTasks(file: string | undefined): Promise<StrategyTask[]> {
 async function strategies(flags: StrategiesFlags): Promise<void> {
   await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
-  const tasks = (await loadTasks(flags.tasks)).slice(0, quick ? 2 : undefined);
-  const n = flags.samples ?? (quick ? 2 : 8);
-  const model = flags.model ?? "tiny";
+  const model = flags.model ?? defaultStrategiesModel;
   const modelPath = await resolveModelPath(model, { quiet: flags.json === true });
+  const tasks = (await loadTasks(flags.tasks, modelPath)).slice(0, quick ? 2 : undefined);
+  const n = flags.samples ?? (quick ? 2 : 8);
   const { LlamaCppBackend } = await import("../../backends/llamacpp/llama-cpp-backend.js");
   const backend = await LlamaCppBackend.create({
     model: modelPath,
@@ -100,11 +113,11 @@ export function registerStrategiesBenchCommand(bench: Command): void {
       "each sampling strategy's success rate, samples, tokens and wall time; batched vs sequential best-of-n; " +
         "pooled strategies with and without streaming validation (tokens saved by early cancel, latencies)",
     )
-    .option("-m, --model <file|preset>", "model (default: tiny)")
+    .option("-m, --model <file|preset>", `model (default: ${defaultStrategiesModel})`)
     .option("--threads <n>", "CPU threads", integerArgument(1, 512), 1)
     .option(
       "--tasks <file.mjs>",
-      "a module exporting tasks: [{ id, prompt, requirement, verify(text) }] (default: built-in)",
+      "a module exporting tasks: [{ id, prompt, requirement, verify(text) }] (default: built-in; held-out problems for a model trained on addition or sorting)",
     )
     .option("--runs <n>", "runs per task and strategy (default 3)", integerArgument(1))
     .option("-n, --max-tokens <n>", "most tokens per sample (default 24)", integerArgument(1))

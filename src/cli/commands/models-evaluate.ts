@@ -1,6 +1,6 @@
 // `tessera models evaluate`: the figures docs/models.md reports for the trained presets, recomputed.
 // addition: exact-match accuracy on the held-out problems, greedy and at the strategy benchmark's
-// temperature; text: bits per character on the held-out fortunes (from the training record) and the
+// temperature (one sample, a majority vote of 8, rejection sampling within 8); text: bits per character on the held-out fortunes (from the training record) and the
 // share of corpus words in a sample.
 import { type Command, InvalidArgumentError } from "commander";
 import { resolveModel } from "../../gguf/default-model.js";
@@ -8,6 +8,7 @@ import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { evaluateAddition } from "../../training/addition-evaluation.js";
 import { additionSplit } from "../../training/addition-task.js";
 import { fortunesText, loadFortunes } from "../../training/fortunes-corpus.js";
+import { sortingSplit } from "../../training/sorting-task.js";
 import { corpusWords, sampleText } from "../../training/text-evaluation.js";
 import { readTrainingRecord } from "../../training/training-record.js";
 import { integerArgument, numberArgument } from "../number-arguments.js";
@@ -18,14 +19,16 @@ interface EvaluateOptions {
   problems: number;
   characters: number;
   seed: number;
+  samples: number;
 }
 
 async function evaluate(model: string, options: EvaluateOptions): Promise<void> {
   const path = await resolveModel(model);
   const record = readTrainingRecord((await readGgufFile(path)).metadataByKey);
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
-  if (options.task === "addition") {
-    const problems = additionSplit().heldOut.slice(0, options.problems);
+  if (options.task === "addition" || options.task === "sorting") {
+    const split = options.task === "addition" ? additionSplit() : sortingSplit();
+    const problems = split.heldOut.slice(0, options.problems);
     const greedy = await evaluateAddition(path, problems, { temperature: 0 });
     out(
       `greedy: ${greedy.correct}/${greedy.total} = ${(greedy.accuracy * 100).toFixed(1)}% (${greedy.examples.join(", ")})`,
@@ -33,10 +36,18 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
     const sampled = await evaluateAddition(path, problems, {
       temperature: options.temperature,
       seed: options.seed,
+      samples: options.samples,
     });
+    const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
     out(
-      `temperature ${options.temperature}, one sample each: ${sampled.correct}/${sampled.total} = ${(sampled.accuracy * 100).toFixed(1)}%`,
+      `temperature ${options.temperature}, one sample each: ${sampled.correct}/${sampled.total} = ${percent(sampled.accuracy)}`,
     );
+    if (options.samples > 1) {
+      out(
+        `majority vote of ${options.samples} samples (no checking): ${percent(sampled.majorityAccuracy)}; ` +
+          `rejection sampling with a checking validator, budget ${options.samples}: ${percent(sampled.rejectionAccuracy)}`,
+      );
+    }
     return;
   }
   const fortunes = await loadFortunes();
@@ -66,14 +77,20 @@ export function registerModelsEvaluateCommand(models: Command): void {
       "recompute a trained model's figures: held-out addition accuracy, or text bits/character and corpus words",
     )
     .argument("<model>", "a trained preset (tiny-arith, tiny-text) or GGUF file")
-    .requiredOption("--task <task>", "addition or text", (text: string) => {
-      if (text !== "addition" && text !== "text")
-        throw new InvalidArgumentError("Expected addition or text.");
+    .requiredOption("--task <task>", "addition, sorting or text", (text: string) => {
+      if (text !== "addition" && text !== "sorting" && text !== "text")
+        throw new InvalidArgumentError("Expected addition, sorting or text.");
       return text;
     })
     .option("--temperature <t>", "sampling temperature", numberArgument(0, 10), 0.9)
-    .option("--problems <n>", "held-out addition problems to use", integerArgument(1, 400), 400)
+    .option("--problems <n>", "held-out addition or sorting problems to use", integerArgument(1, 400), 400)
     .option("--characters <n>", "characters of text to sample", integerArgument(1, 100000), 500)
     .option("--seed <n>", "sampling seed", integerArgument(0, 0xffffffff), 1)
+    .option(
+      "--samples <n>",
+      "addition, sorting: draws per problem for the majority vote and rejection sampling figures",
+      integerArgument(1, 64),
+      8,
+    )
     .action(evaluate);
 }

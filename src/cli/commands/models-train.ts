@@ -50,13 +50,14 @@ interface TrainCommandOptions {
 
 function corpusOf(text: string, validationFraction: number): TrainingCorpus {
   if (text === "addition") return { kind: "addition" };
+  if (text === "sorting") return { kind: "sorting" };
   if (text === "fortunes") return { kind: "fortunes", validationFraction };
   const path = resolve(text);
   if (!existsSync(path)) {
     throw new InputFileError(
       path,
       "no such file",
-      "Pass --corpus addition or --corpus fortunes (built-in corpora) or the path of a text file.",
+      "Pass --corpus addition, sorting or fortunes (built-in corpora) or the path of a text file.",
     );
   }
   return { kind: "text", path, validationFraction };
@@ -179,7 +180,7 @@ export function registerModelsTrainCommand(models: Command): void {
     .argument("<start>", "a preset (e.g. tiny-char) or a GGUF file to start from")
     .requiredOption(
       "--corpus <corpus>",
-      '"addition" (2-digit addition, held-out problems disjoint), "fortunes" (Debian\'s fortunes package) or a text file',
+      '"addition" (2-digit addition, held-out problems disjoint), "sorting" (sort 4 digits, likewise), "fortunes" (Debian\'s fortunes package) or a text file',
     )
     .option("--out <file>", "where to write the trained model (default: models/trained-<start>.gguf)")
     .option(
