@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import type { ModelOptions } from "../core/model-options.js";
 import { modelPresetNames } from "../gguf/model-presets.js";
 import { trainedPresetNames } from "../gguf/trained-presets.js";
+import { defaultCliModel } from "./default-models.js";
 import { integerArgument, numberArgument } from "./number-arguments.js";
 
 export interface ModelFlags {
@@ -34,7 +35,7 @@ export function addModelFlags(command: Command, defaults: { maxTokens: number })
       .showSuggestionAfterError(false)
       .option(
         "-m, --model <file|preset>",
-        `a GGUF file, or a preset: ${modelPresetNames.join(", ")} (each [:type], e.g. llama-3.2-1b:q4_0), or a trained one: ${trainedPresetNames.join(", ")} (default: tiny)`,
+        `a GGUF file, or a preset: ${modelPresetNames.join(", ")} (each [:type], e.g. llama-3.2-1b:q4_0), or a trained one: ${trainedPresetNames.join(", ")} (default: ${defaultCliModel})`,
       )
       .option("--threads <n>", "CPU threads (default: physical cores)", integerArgument(1, 512))
       .option("--context-size <n>", "tokens of context (prompt + answer)", integerArgument(16))

@@ -7,6 +7,7 @@ import { type PresetGeneration, resolveModel } from "../gguf/default-model.js";
 import { readGgufFile } from "../gguf/gguf-reader.js";
 import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../gguf/model-presets.js";
 import { trainingRecordPrefix } from "../training/training-record.js";
+import { defaultCliModel } from "./default-models.js";
 import { ModelWriteInterruptedError } from "./errors/model-write-interrupted-error.js";
 import { delayedProgressBar } from "./progress-bar.js";
 
@@ -56,7 +57,7 @@ export interface ResolveModelPathOptions {
   randomWeightsNotice?: boolean;
 }
 
-/** The file path for --model (default: the tiny preset), generating a missing preset with a progress bar. */
+/** The file path for --model (default: the tiny-text preset), generating a missing preset with a progress bar. */
 export async function resolveModelPath(
   model: string | undefined,
   options: ResolveModelPathOptions = {},
@@ -72,7 +73,7 @@ export async function resolveModelPath(
   let generation: PresetGeneration | undefined;
   try {
     // A file or a preset; anything else gets resolveModel's typed error listing the presets.
-    const path = await resolveModel(model ?? "tiny", {
+    const path = await resolveModel(model ?? defaultCliModel, {
       signal: interrupt.signal,
       onGenerate: (started) => {
         generation = started;
@@ -85,7 +86,7 @@ export async function resolveModelPath(
           size: (totalBytes / mebibyte).toFixed(0),
         }),
     });
-    if (options.randomWeightsNotice ?? true) await noticeRandomWeights(model ?? "tiny");
+    if (options.randomWeightsNotice ?? true) await noticeRandomWeights(model ?? defaultCliModel);
     return path;
   } catch (error) {
     if (interrupt.signal.aborted && generation !== undefined) {
@@ -112,7 +113,7 @@ export async function openBackend(options: OpenBackendOptions): Promise<LlamaCpp
   return LlamaCppBackend.create({
     model: path,
     sequences: 1,
-    ...(options.model === undefined && { modelId: "tiny" }),
+    ...(options.model === undefined && { modelId: defaultCliModel }),
     ...(options.threads !== undefined && { threads: options.threads }),
     ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
   });

@@ -1,4 +1,4 @@
-// `tessera inspect` and `tessera chat` spawned on the tiny model, and the page `inspect` writes opened in
+// `tessera inspect` and `tessera chat` spawned on the default model (tiny-text), and the page `inspect` writes opened in
 // a real headless Chromium: the end-to-end path from llama.cpp's logits to the coloured tokens.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +22,10 @@ describe("tessera inspect", () => {
     const result = await runCli([
       "inspect",
       ...[
+        // The random-weight model, not the trained default: its raw distribution is near uniform, so
+        // top-k 8 raises every chosen token's probability (a trained model at temperature 0.8 need not).
+        "--model",
+        "tiny",
         "--threads",
         "1",
         "--seed",
@@ -44,7 +48,7 @@ describe("tessera inspect", () => {
     expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout);
-    expect(summary).toMatchObject({ path: out, tokens: 12, model: "tiny" });
+    expect(summary).toMatchObject({ path: out, tokens: 12, model: "tiny-f32" });
     const report = embeddedReport(out);
     expect(report.tokens).toHaveLength(12);
     expect(report.tokens.map((token: { text: string }) => token.text).join("")).toBe(summary.text);

@@ -13,7 +13,8 @@ const notice =
   "tessera: note: tiny has random weights (a test and benchmark model), so its output is noise; " +
   "to see real text, pass a trained GGUF model with --model path.gguf";
 
-const common = ["--threads", "1", "-n", "2", "--ignore-eos"];
+// The random-weight preset by name: the default model (tiny-text) is trained and gets no notice.
+const common = ["--model", "tiny", "--threads", "1", "-n", "2", "--ignore-eos"];
 
 describe("the random-weights notice", () => {
   it("is printed once by run", async () => {
@@ -36,9 +37,13 @@ describe("the random-weights notice", () => {
   });
 
   it("is printed once by serve", async () => {
-    const child = spawn(process.execPath, ["dist/cli/main.js", "serve", "--threads", "1", "--port", "0"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["dist/cli/main.js", "serve", "--model", "tiny", "--threads", "1", "--port", "0"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -63,13 +68,25 @@ describe("the random-weights notice", () => {
 
   it("is printed for a random-weight model given by path (its metadata records the synthetic seed)", async () => {
     const path = resolve("models/tiny-f32.gguf");
-    const result = await runCli(["run", ...common, "--model", path, "Hello"]);
+    const result = await runCli(["run", ...common.slice(2), "--model", path, "Hello"]);
     expect(result.code).toBe(0);
     expect(linesOf(result.stderr)).toEqual([notice.replace("note: tiny has", `note: ${path} has`)]);
   });
 
   it("is not printed for a trained model given by path (its metadata carries a training record)", async () => {
-    const result = await runCli(["run", ...common, "--model", resolve("models/tiny-text.gguf"), "Hello"]);
+    const result = await runCli([
+      "run",
+      ...common.slice(2),
+      "--model",
+      resolve("models/tiny-text.gguf"),
+      "Hello",
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+  });
+
+  it("is not printed for the default model, the trained tiny-text", async () => {
+    const result = await runCli(["run", ...common.slice(2), "Hello"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
   });

@@ -1,4 +1,4 @@
-// `tessera run` spawned on the tiny model: exit codes, output shape, NDJSON that parses, one-line errors.
+// `tessera run` spawned on the default model (tiny-text): exit codes, output shape, NDJSON that parses, one-line errors.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// `tessera serve` as users run it: the built CLI in a child process, on the tiny model.
+// `tessera serve` as users run it: the built CLI in a child process, on the default model (tiny-text).
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { type AddressInfo, createServer } from "node:net";
@@ -53,7 +53,7 @@ describe("tessera serve", () => {
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const client = new OpenAI({ baseURL: baseUrl, apiKey: "k", maxRetries: 0 });
     const completion = await client.chat.completions.create({
-      model: "tiny",
+      model: "tiny-text",
       messages: [{ role: "user", content: "Hi" }],
       max_tokens: 4,
     });
@@ -65,7 +65,7 @@ describe("tessera serve", () => {
   it("finishes a running stream on SIGTERM, then exits cleanly", async () => {
     const client = new OpenAI({ baseURL: baseUrl, apiKey: "k", maxRetries: 0 });
     const stream = await client.chat.completions.create({
-      model: "tiny",
+      model: "tiny-text",
       messages: [{ role: "user", content: "Hi" }],
       max_tokens: 200,
       // A fixed seed: this one does not sample the end-of-sequence token within 200 tokens.

@@ -68,7 +68,8 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   const warmupRuns = flags.warmup ?? (quick ? 0 : 1);
   const remotes = remoteSpecs(flags.remote ?? []);
   // Speed on random weights is the point here: no "output is noise" notice.
-  const modelPath = await resolveModelPath(flags.model, {
+  // The random-weight tiny preset unless --model says otherwise (not the CLI's trained default).
+  const modelPath = await resolveModelPath(flags.model ?? "tiny", {
     quiet: flags.json === true,
     randomWeightsNotice: false,
   });

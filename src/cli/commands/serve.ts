@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import { startTesseraServer } from "../../server/create-server.js";
+import { defaultCliModel } from "../default-models.js";
 import { UnknownHostError } from "../errors/unknown-host-error.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
@@ -28,13 +29,13 @@ async function serve(flags: ServeFlags): Promise<void> {
     throw new UnknownHostError(flags.host, error);
   });
   const path = await resolveModelPath(flags.model);
-  // A preset is served under the name it was asked by ("tiny", "llama-3.2-1b:q4_0"), a file under its
+  // A preset is served under the name it was asked by ("tiny-text", "llama-3.2-1b:q4_0"), a file under its
   // base name (the backend's default).
   const preset = flags.model === undefined || resolve(path) !== resolve(flags.model);
   const backend = await LlamaCppBackend.create({
     model: path,
     sequences: flags.parallel,
-    ...(preset && { modelId: flags.model ?? "tiny" }),
+    ...(preset && { modelId: flags.model ?? defaultCliModel }),
     ...(flags.threads !== undefined && { threads: flags.threads }),
     ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
   });
@@ -95,7 +96,10 @@ export function registerServeCommand(program: Command): void {
     .description(
       "Serve a local GGUF model over the OpenAI-compatible API (/v1/chat/completions, /v1/completions)",
     )
-    .option("-m, --model <file|preset>", "a GGUF file or a preset name (default: the tiny test model)")
+    .option(
+      "-m, --model <file|preset>",
+      `a GGUF file or a preset name (default: ${defaultCliModel}, the trained text model)`,
+    )
     .option(
       "--alias <name>",
       'another model name requests may send, such as "gpt-4o" (repeatable); others get 404 model_not_found',
