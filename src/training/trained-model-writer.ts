@@ -61,9 +61,14 @@ export async function writeTrainedModel(options: {
   });
   const metadata: GgufMetadataEntry[] = start.metadata
     .filter((entry) => !entry.key.startsWith(trainingRecordPrefix))
-    .map((entry) =>
-      entry.key === "general.name" ? { key: entry.key, value: gguf.string(options.name) } : entry,
-    );
+    .map((entry) => {
+      if (entry.key === "general.name") return { key: entry.key, value: gguf.string(options.name) };
+      // A task model's template renders a conversation as the raw task prompt it was trained on.
+      if (entry.key === "tokenizer.chat_template" && options.chatTemplate !== undefined) {
+        return { key: entry.key, value: gguf.string(options.chatTemplate) };
+      }
+      return entry;
+    });
   metadata.push(...options.record);
   const temporary = join(dirname(options.outputPath), `.tmp-${process.pid}-${basename(options.outputPath)}`);
   try {

@@ -8,6 +8,7 @@ import { readGgufFile } from "../../src/gguf/gguf-reader.js";
 import { trainedPresetPath, trainedPresets } from "../../src/gguf/trained-presets.js";
 import { evaluateAddition } from "../../src/training/addition-evaluation.js";
 import { sortingSplit } from "../../src/training/sorting-task.js";
+import { rawPromptChatTemplate } from "../../src/training/training-corpus.js";
 import { readTrainingRecord } from "../../src/training/training-record.js";
 
 /** docs/models.md, "Training": greedy exact match on the first 200 held-out problems. */
@@ -38,6 +39,11 @@ describe.each(Object.values(trainedPresets))("the trained preset $name", (preset
 });
 
 describe("tiny-arith", () => {
+  it("renders a chat prompt as the raw task prompt (BOS, then the user's text), as it was trained", async () => {
+    const metadata = (await readGgufFile(trainedPresetPath("tiny-arith"))).metadataByKey;
+    expect(metadata.get("tokenizer.chat_template")).toEqual({ type: "string", value: rawPromptChatTemplate });
+  });
+
   it("keeps its documented greedy accuracy on the fixed held-out set (±3 points)", async () => {
     const problems = sortingSplit().heldOut.slice(0, 200);
     const result = await evaluateAddition(trainedPresetPath("tiny-arith"), problems, { temperature: 0 });
