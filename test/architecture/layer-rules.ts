@@ -21,7 +21,9 @@ export const allowedImports: Readonly<Record<string, readonly string[]>> = {
   "backends/openai": [...layer1, "formatting"],
   training: [...layer1, "backends/llamacpp"],
   stdlib: [...layer1, "formatting", ...backends],
-  bench: [...layer1, "formatting", ...backends, "stdlib"],
+  // bench/ reads training/'s checkable tasks (the strategy benchmark runs tiny-arith on the task it was
+  // trained on); training/ sits beside the backends, below bench/.
+  bench: [...layer1, "formatting", ...backends, "stdlib", "training"],
   // inspector/ (issue 13 moved it out of cli/: the library exports it) sits beside bench: its live
   // server forks KV cells, which only the local backend has, so it may import backends/llamacpp.
   inspector: [...layer1, "formatting", ...backends, "stdlib"],
