@@ -22,3 +22,13 @@ export const fallbackChatTemplateName: BuiltinChatTemplateName = "chatml";
 export function isBuiltinChatTemplateName(name: string): name is BuiltinChatTemplateName {
   return Object.hasOwn(builtinChatTemplates, name);
 }
+
+const builtinSources: ReadonlySet<string> = new Set(Object.values(builtinChatTemplates));
+
+/**
+ * True for a template that is one of the built-ins byte for byte. Those are tessera's own text, not a
+ * model file's, so they may be rendered in this thread; any other source, however close, is untrusted.
+ */
+export function isBuiltinChatTemplateSource(source: string): boolean {
+  return builtinSources.has(source);
+}

@@ -5,6 +5,8 @@ import {
   type MessagePrinter,
   messageToOpenAIMessage,
 } from "../../messages/openai/message-to-openai-message.js";
+import { renderBuiltinChatTemplate } from "./builtin-chat-template-renderer.js";
+import { isBuiltinChatTemplateSource } from "./builtin-chat-templates.js";
 import type { ChatTemplateSandbox } from "./chat-template-sandbox.js";
 import { toolCallInstructions } from "./tool-call-format.js";
 
@@ -49,23 +51,39 @@ export function templateMessages(input: ChatPromptInput): TemplateMessage[] {
   return [{ role: "system", content: systemParts.join("\n\n") }, ...messages];
 }
 
-/** The prompt text: the chat template rendered in the sandbox, ending with the assistant turn's opening. */
+/**
+ * The prompt text, ending with the assistant turn's opening: a built-in template (byte for byte) is
+ * rendered in this thread, any other one in the sandbox.
+ */
 export function renderChatPrompt(
   sandbox: ChatTemplateSandbox,
   template: ChatTemplateSource,
   input: ChatPromptInput,
 ): Promise<string> {
-  return sandbox.render(
-    template.source,
-    {
+  try {
+    const variables = {
       messages: templateMessages(input),
       ...(input.tools.length > 0 && { tools: input.tools }),
       add_generation_prompt: true,
       bos_token: input.bosToken,
       eos_token: input.eosToken,
-    },
-    template.name,
-  );
+    };
+    if (!isBuiltinChatTemplateSource(template.source)) {
+      return sandbox.render(template.source, variables, template.name);
+    }
+    // The sandbox copies variables as JSON; the same copy here keeps the two renders of one input equal.
+    const plainVariables = JSON.parse(JSON.stringify(variables)) as Record<string, unknown>;
+    return Promise.resolve(
+      renderBuiltinChatTemplate(
+        template.source,
+        plainVariables,
+        template.name,
+        sandbox.limits.maxOutputChars,
+      ),
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 function toTemplateMessage(message: Message, printer: MessagePrinter): TemplateMessage {

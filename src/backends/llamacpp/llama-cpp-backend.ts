@@ -12,6 +12,7 @@ import { ModelOutputThunk } from "../../core/model-output-thunk.js";
 import type { ChatFormatter } from "../../formatting/chat-formatter.js";
 import { TemplateFormatter } from "../../formatting/template-formatter.js";
 import { templateUseOf } from "../../formatting/template-use-of.js";
+import { isBuiltinChatTemplateSource } from "./builtin-chat-templates.js";
 import type { ChatTemplateSource } from "./chat-prompt-builder.js";
 import { type ChatTemplateLimits, ChatTemplateSandbox } from "./chat-template-sandbox.js";
 import { BackendNotLoadedError } from "./errors/backend-not-loaded-error.js";
@@ -70,7 +71,7 @@ const optionNames: ReadonlySet<string> = new Set([
 
 /**
  * Generation on a local GGUF model through tessera's llama.cpp addon. The context is formatted into chat
- * messages, rendered with the model's own chat template in a sandbox, tokenized and checked against the
+ * messages, rendered with the model's own chat template in a sandbox (a built-in one in this thread), tokenized and checked against the
  * context size; the returned thunk is uncomputed and pulls tokens from the native queue as it is read.
  */
 export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
@@ -208,8 +209,9 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     if (this.#loaded !== null) return Promise.resolve(this.#loaded);
     this.#loading ??= (async () => {
       const loaded = await loadLlama(this.#options);
-      // The worker's start-up would otherwise land in the first generation's time to first byte.
-      await this.#sandbox.warmUp();
+      // The worker's start-up would otherwise land in the first generation's time to first byte. A
+      // built-in template renders in this thread, so its backend never starts the worker.
+      if (!isBuiltinChatTemplateSource(loaded.template.source)) await this.#sandbox.warmUp();
       return loaded;
     })().then(
       (loaded) => {
