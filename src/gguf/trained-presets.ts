@@ -25,7 +25,7 @@ export const trainedPresets = {
     /** The built-in task it was trained on; its held-out problems are disjoint from the training corpus. */
     task: "sorting",
     command:
-      "tessera models train tiny-char --corpus sorting --epochs 8 --lr 3e-3 --warmup 100 --threads 1 --seed 1 --out models/tiny-arith.gguf",
+      "tessera models train tiny-char --corpus sorting --epochs 12 --lr 3e-3 --warmup 100 --threads 1 --seed 1 --out models/tiny-arith.gguf",
   },
   "tiny-text": {
     name: "tiny-text",
