@@ -63,7 +63,7 @@ export type CheckableTask = "addition" | "sorting";
  * The default tasks for a model trained on a checkable task (tiny-arith): held-out problems, never in
  * its training corpus, in the format it was trained on, checked by the exact answer.
  */
-export function checkableStrategyTasks(task: CheckableTask, count = 5): StrategyTask[] {
+export function checkableStrategyTasks(task: CheckableTask, count = 20): StrategyTask[] {
   const split = task === "addition" ? additionSplit() : sortingSplit();
   return split.heldOut.slice(0, count).map((item) => ({
     id: `${task}-${item.prompt.replace(/[+=]/g, (sign) => (sign === "+" ? "-plus-" : ""))}`,
