@@ -135,7 +135,11 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     this.#job?.abort();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<TokenEvent, void, undefined> {
+  [Symbol.asyncIterator](): AsyncGenerator<TokenEvent, void, undefined> {
+    return this.#leavable(this.#events());
+  }
+
+  async *#events(): AsyncGenerator<TokenEvent, void, undefined> {
     for await (const batch of this.batches()) yield* batch.events;
   }
 
@@ -148,7 +152,47 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
   }
 
   /** The stream as batches of events (one per native pull): the cheapest way to read it. */
-  async *batches(): AsyncGenerator<TokenBatch, void, undefined> {
+  batches(): AsyncGenerator<TokenBatch, void, undefined> {
+    return this.#leavable(this.#batches());
+  }
+
+  /**
+   * `generator` whose return() before its first next() still ends the native job. A generator that never
+   * started skips its own finally, so without this an iterator taken and returned unread (a branch
+   * released before it was read) left the job paused with a full queue and the result never settled.
+   */
+  #leavable<T>(generator: AsyncGenerator<T, void, undefined>): AsyncGenerator<T, void, undefined> {
+    const leave = async (value?: undefined): Promise<IteratorResult<T, void>> => {
+      if (!this.#claimed) {
+        this.#claimed = true;
+        await this.#stopUnread();
+      }
+      return generator.return(value);
+    };
+    const wrapped: AsyncGenerator<T, void, undefined> = {
+      next: (...args) => generator.next(...args),
+      return: leave,
+      throw: async (error: unknown) => {
+        if (!this.#claimed) await leave();
+        return generator.throw(error);
+      },
+      [Symbol.asyncIterator]: () => wrapped,
+    };
+    return wrapped;
+  }
+
+  async #stopUnread(): Promise<void> {
+    const job = this.#job;
+    if (job !== undefined) {
+      job.abort();
+      while (!(await this.#pull(job)).done) {
+        // discard
+      }
+    }
+    this.#end(job, undefined);
+  }
+
+  async *#batches(): AsyncGenerator<TokenBatch, void, undefined> {
     if (this.#claimed) {
       throw new TesseraError(
         "This TokenStream was already read; a stream can be iterated once. Generate again.",

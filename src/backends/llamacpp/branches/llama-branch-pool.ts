@@ -73,12 +73,18 @@ export class LlamaBranchPool implements BranchHost {
     this.touch(source);
     await this.acquire(branch, source);
     const { token } = fork;
-    branch.begin(
-      this.context.fork({ promptTokens: source.promptTokens, tokens }, atTokenIndex, {
-        ...options,
-        ...(token !== undefined && { token }),
-      }),
-    );
+    try {
+      branch.begin(
+        this.context.fork({ promptTokens: source.promptTokens, tokens }, atTokenIndex, {
+          ...options,
+          ...(token !== undefined && { token }),
+        }),
+      );
+    } catch (error) {
+      // Refused before decoding (e.g. a fork past a full sequence): no sequence is held, so no ghost.
+      this.dropped(branch);
+      throw error;
+    }
     this.#branches.set(branch.id, branch);
     return branch;
   }
@@ -89,14 +95,21 @@ export class LlamaBranchPool implements BranchHost {
       while (true) {
         const others = this.#held.filter((held) => held !== branch);
         if (others.length < this.context.sequences) break;
-        // Least recently used first, the fork's source last (its cells are what the fork copies; with
-        // one sequence the fork then takes that sequence and still keeps the whole shared prefix). A
-        // branch being read is waited for, never cut: a paused held branch never gives its sequence
-        // back by itself, so a generation queued behind it would wait forever.
+        // Least recently used first; a fork nobody has read yet next to last (released, it would be
+        // prefilled again on its first read); the fork's source last (its cells are what the fork
+        // copies; with one sequence the fork then takes that sequence and still keeps the whole shared
+        // prefix). A branch being read is waited for, never cut: a paused held branch never gives its
+        // sequence back by itself, so a generation queued behind it would wait forever.
         const idle = others.filter((held) => !held.busy);
-        const victim = idle.find((held) => held !== keep) ?? idle[0];
+        const victim =
+          idle.find((held) => held !== keep && !held.fresh) ?? idle.find((held) => !held.fresh) ?? idle[0];
         if (victim === undefined) await Promise.race(others.map((held) => held.whenIdle()));
-        else await victim.release();
+        else {
+          // Dropped even when its release freed nothing (a branch that never got a generation): each
+          // pass of this loop either shrinks the held list or waits on a read, so it never spins.
+          await victim.release();
+          this.dropped(victim);
+        }
       }
       if (!this.#held.includes(branch)) this.#held.push(branch);
     });

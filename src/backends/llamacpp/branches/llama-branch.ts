@@ -35,6 +35,8 @@ export class LlamaBranch {
   #closed = false;
   #reading: Promise<unknown> = Promise.resolve();
   #busy = 0;
+  /** Set when a generation begins, cleared by the first read of it: a fork nobody has read yet. */
+  #fresh = false;
   /** Results of the generations this branch ran, oldest first (one more each time it is prefilled again). */
   readonly generations: TokenStreamResult[] = [];
 
@@ -79,6 +81,14 @@ export class LlamaBranch {
     return this.#closed;
   }
 
+  /**
+   * True from the start of a generation until a read of it begins: a fork just made for a caller who
+   * has not read it yet. The pool releases such a branch last, or its cells would be copied for nothing.
+   */
+  get fresh(): boolean {
+    return this.#fresh && this.#iterator !== undefined;
+  }
+
   /** Settles when no read of this branch is in progress or queued. */
   whenIdle(): Promise<void> {
     return this.#reading.then(() => undefined);
@@ -103,6 +113,7 @@ export class LlamaBranch {
     try {
       this.#host.touch(this);
       if (this.#iterator === undefined) await this.#start();
+      this.#fresh = false;
       while (read.length < count) {
         // Released while reading (the pool closing): stop here; a later read starts over.
         const iterator = this.#iterator;
@@ -128,7 +139,14 @@ export class LlamaBranch {
     const prompt = new Int32Array(this.promptTokens.length + this.#events.length);
     prompt.set(this.promptTokens);
     prompt.set(this.tokens, this.promptTokens.length);
-    this.#begin(this.#host.context.generate(prompt, this.options));
+    try {
+      this.#begin(this.#host.context.generate(prompt, this.options));
+    } catch (error) {
+      // Refused before decoding (a prompt over the context): the branch holds no sequence, so it must not
+      // stay in the pool's held list, where the next acquire would count it and try to release it.
+      this.#host.dropped(this);
+      throw error;
+    }
   }
 
   /** @internal The pool starts a fork's first generation itself (LlamaContext.fork). */
@@ -137,6 +155,7 @@ export class LlamaBranch {
   }
 
   #begin(stream: TokenStream): void {
+    this.#fresh = true;
     this.#stream = stream;
     this.#iterator = stream[Symbol.asyncIterator]();
     // A generation that fails is reported by the read that sees it; this keeps it from being unhandled.
@@ -158,16 +177,25 @@ export class LlamaBranch {
    */
   async release(): Promise<TokenStreamResult | undefined> {
     const iterator = this.#iterator;
-    if (iterator === undefined) return undefined;
+    const stream = this.#stream;
     this.#iterator = undefined;
-    // return() on the stream's iterator aborts the native generation and waits until the decode thread
-    // confirms, so the sequence is free when this resolves.
-    await iterator.return?.();
-    const result = await this.#stream!.result.catch(() => undefined);
-    if (result !== undefined) this.generations.push(result);
     this.#stream = undefined;
-    this.#host.dropped(this);
-    return result;
+    this.#fresh = false;
+    if (iterator === undefined || stream === undefined) {
+      this.#host.dropped(this);
+      return undefined;
+    }
+    try {
+      // Cancel first: it stops the native generation whether or not the iterator was ever pulled. Then
+      // return() waits until the decode thread confirms, so the sequence is free when this resolves.
+      stream.cancel();
+      await iterator.return?.();
+      const result = await stream.result.catch(() => undefined);
+      if (result !== undefined) this.generations.push(result);
+      return result;
+    } finally {
+      this.#host.dropped(this);
+    }
   }
 
   /** Releases the branch for good; reads and forks of it are refused afterwards. */
