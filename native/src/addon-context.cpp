@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "addon-generation.h"
+#include "addon-decode-job.h"
 #include "engine-registry.h"
 #include "test-hooks.h"
 
@@ -162,8 +162,8 @@ Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandl
 
 void AddonContext::DisposeEngine(Napi::Env env, const std::shared_ptr<DecodeEngine>& engine) {
   if (!engine || engine->isDisposed()) return;
-  for (auto& generation : engine->dispose()) {
-    if (generation->waiter != nullptr) generation->waiter->resolvePending(env);
+  for (auto& job : engine->dispose()) {
+    if (job->waiter != nullptr) job->waiter->resolvePending(env);
   }
 }
 
@@ -191,11 +191,11 @@ void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& mod
   loop_ = std::make_shared<LoopKeeper>(function);
   *keeperSlot = loop_;
   Napi::ThreadSafeFunction notifyFunction = function;
-  engine_ = std::make_shared<DecodeEngine>(model, context, [notifyFunction](const std::shared_ptr<GenerationState>& generation) mutable {
-    auto* payload = new std::shared_ptr<GenerationState>(generation);
+  engine_ = std::make_shared<DecodeEngine>(model, context, [notifyFunction](const std::shared_ptr<DecodeJob>& job) mutable {
+    auto* payload = new std::shared_ptr<DecodeJob>(job);
     const napi_status status = notifyFunction.NonBlockingCall(
-        payload, [](Napi::Env callbackEnv, Napi::Function, std::shared_ptr<GenerationState>* data) {
-          std::shared_ptr<GenerationState> state = std::move(*data);
+        payload, [](Napi::Env callbackEnv, Napi::Function, std::shared_ptr<DecodeJob>* data) {
+          std::shared_ptr<DecodeJob> state = std::move(*data);
           delete data;
           if (callbackEnv == nullptr || state->waiter == nullptr) return;
           // A Worker that is being terminated still drains queued calls but can no longer run JavaScript,
@@ -228,9 +228,9 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   }
   Napi::Int32Array tokens = tokensValue.As<Napi::Int32Array>();
   const int32_t vocabSize = model_->vocabSize;
-  auto state = std::make_shared<GenerationState>();
+  auto state = std::make_shared<DecodeJob>();
   state->vocabSize = vocabSize;
-  GenerationConfig& config = state->config;
+  DecodeJobConfig& config = state->config;
   config.prompt.assign(tokens.Data(), tokens.Data() + tokens.ElementLength());
   if (config.prompt.empty()) throwCoded(env, "ERR_EMPTY_PROMPT", "the prompt has no tokens; pass at least one token");
   for (size_t index = 0; index < config.prompt.size(); index++) {
@@ -330,8 +330,8 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   }
   state->events.allocate(config.queueCapacity);
 
-  Napi::Object object = addonData(env).generationConstructor.New({});
-  AddonGeneration::Unwrap(object)->attach(Value(), state, engine_, loop_);
+  Napi::Object object = addonData(env).decodeJobConstructor.New({});
+  AddonDecodeJob::Unwrap(object)->attach(Value(), state, engine_, loop_);
   engine.submit(state);
   return object;
 }

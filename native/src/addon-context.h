@@ -15,7 +15,7 @@ class AddonContext : public Napi::ObjectWrap<AddonContext> {
   static Napi::Function Define(Napi::Env env);
   // Creates the llama_context on a worker thread; resolves to an AddonContext.
   static Napi::Value Create(Napi::Env env, const std::shared_ptr<ModelHandle>& model, const Napi::Object& options);
-  // Stops an engine and settles its generations' waiting pulls (JavaScript thread only).
+  // Stops an engine and settles its jobs' waiting pulls (JavaScript thread only).
   static void DisposeEngine(Napi::Env env, const std::shared_ptr<DecodeEngine>& engine);
 
   explicit AddonContext(const Napi::CallbackInfo& info);

@@ -15,7 +15,7 @@ class DecodeEngine;
 struct AddonData {
   Napi::FunctionReference modelConstructor;
   Napi::FunctionReference contextConstructor;
-  Napi::FunctionReference generationConstructor;
+  Napi::FunctionReference decodeJobConstructor;
 };
 
 AddonData& addonData(Napi::Env env);

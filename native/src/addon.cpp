@@ -3,7 +3,7 @@
 
 #include "addon-backends.h"
 #include "addon-context.h"
-#include "addon-generation.h"
+#include "addon-decode-job.h"
 #include "addon-model.h"
 #include "addon-support.h"
 #include "engine-registry.h"
@@ -26,7 +26,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function model = AddonModel::Define(env);
   data->modelConstructor = Napi::Persistent(model);
   data->contextConstructor = Napi::Persistent(AddonContext::Define(env));
-  data->generationConstructor = Napi::Persistent(AddonGeneration::Define(env));
+  data->decodeJobConstructor = Napi::Persistent(AddonDecodeJob::Define(env));
   exports.Set("loadBackends", Napi::Function::New(env, LoadBackends, "loadBackends"));
   exports.Set("loadBackendLibrary", Napi::Function::New(env, LoadBackendLibrary, "loadBackendLibrary"));
   exports.Set("listDevices", Napi::Function::New(env, ListDevices, "listDevices"));

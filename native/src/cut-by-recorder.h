@@ -23,7 +23,7 @@ enum class SamplerStage : uint8_t {
 
 // Records, for one token, which stage removed each of the raw top-k candidates ("cut by"): after every
 // stage, a candidate no longer in the array, or left at -inf, is marked with that stage unless an
-// earlier one already removed it. Optional per generation (recordCutBy); when off, the chain runs
+// earlier one already removed it. Optional per job (recordCutBy); when off, the chain runs
 // without it and pays one null check per stage.
 //
 // A logit bias or a penalty removes a token by itself only at -inf; usually it lowers the token and a
@@ -32,7 +32,7 @@ enum class SamplerStage : uint8_t {
 // counterfactual chains on a copy of the row): it is then labelled with the bias or the penalty.
 class CutByRecorder {
  public:
-  // Decode thread, when the generation starts: an index of the vocabulary, so a stage costs one pass
+  // Decode thread, when the job starts: an index of the vocabulary, so a stage costs one pass
   // over the candidates that remain, whatever their order.
   void prepare(int32_t vocabSize) { slotOf_.assign(static_cast<size_t>(vocabSize), 0); }
   void begin(const TopKCapture& raw, uint8_t* out);

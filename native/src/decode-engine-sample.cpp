@@ -1,4 +1,4 @@
-// DecodeEngine's sampling step: one row of logits in, one event written into the generation's ring.
+// DecodeEngine's sampling step: one row of logits in, one event written into the job's ring.
 // Kept apart from the scheduling in decode-engine.cpp; the samplers themselves are in sampler-set.cpp.
 #include <algorithm>
 #include <cmath>
@@ -13,49 +13,49 @@
 #include "test-hooks.h"
 
 namespace tessera {
-void DecodeEngine::failProcessedRow(const std::shared_ptr<GenerationState>& generation, const char* cause,
-                                    std::vector<std::shared_ptr<GenerationState>>& toNotify) {
-  failGeneration(generation, "ERR_NON_FINITE_LOGITS",
-                 std::string("the processed logits became NaN or infinite at generated token ") +
-                     std::to_string(generation->generated) + " (position " + std::to_string(generation->position) +
-                     "): " + cause + " produced them from finite raw logits; use a larger temperature (or greedy) "
-                     "and finite penalties and biases",
-                 toNotify);
+void DecodeEngine::failProcessedRow(const std::shared_ptr<DecodeJob>& job, const char* cause,
+                                    std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
+  failJob(job, "ERR_NON_FINITE_LOGITS",
+          std::string("the processed logits became NaN or infinite at generated token ") +
+              std::to_string(job->generated) + " (position " + std::to_string(job->position) +
+              "): " + cause + " produced them from finite raw logits; use a larger temperature (or greedy) "
+              "and finite penalties and biases",
+          toNotify);
 }
 
-void DecodeEngine::sampleGuarded(const std::shared_ptr<GenerationState>& generation, const float* row,
-                                 std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+void DecodeEngine::sampleGuarded(const std::shared_ptr<DecodeJob>& job, const float* row,
+                                 std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
   // llama.cpp throws from samplers (a grammar that rejects an accepted token), from token_to_piece on a
   // bad vocabulary and on allocation failure. On this thread an escaping exception would terminate the
-  // process; it fails this one generation instead.
+  // process; it fails this one job instead.
   try {
-    sample(generation, row, toNotify);
+    sample(job, row, toNotify);
   } catch (const std::bad_alloc&) {
-    failGeneration(generation, "ERR_OUT_OF_MEMORY",
-                   "out of memory while sampling token " + std::to_string(generation->generated) +
-                       "; capture fewer logits (rawTopK/processedTopK instead of full vectors) or lower queueCapacity",
-                   toNotify);
+    failJob(job, "ERR_OUT_OF_MEMORY",
+            "out of memory while sampling token " + std::to_string(job->generated) +
+                "; capture fewer logits (rawTopK/processedTopK instead of full vectors) or lower queueCapacity",
+            toNotify);
   } catch (const std::exception& error) {
-    failGeneration(generation, "ERR_NATIVE_EXCEPTION",
-                   std::string("llama.cpp failed while sampling token ") + std::to_string(generation->generated) +
-                       ": " + error.what(),
-                   toNotify);
+    failJob(job, "ERR_NATIVE_EXCEPTION",
+            std::string("llama.cpp failed while sampling token ") + std::to_string(job->generated) +
+                ": " + error.what(),
+            toNotify);
   }
 }
 
-void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPointer, const float* row,
-                          std::vector<std::shared_ptr<GenerationState>>& toNotify) {
-  GenerationState& generation = *generationPointer;
+void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const float* row,
+                          std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
+  DecodeJob& job = *jobPointer;
   if (testhooks::fire(testhooks::Point::throwInSample)) {
     if (testhooks::value(testhooks::Point::throwInSampleKind) == 2) throw std::bad_alloc();
     throw std::runtime_error("injected by the throwInSample test hook");
   }
   if (!allFinite(row, vocabSize_)) {
-    failGeneration(generationPointer, "ERR_NON_FINITE_LOGITS",
-                 "the model produced NaN or infinite logits at generated token " + std::to_string(generation.generated) +
-                     " (position " + std::to_string(generation.position) +
-                     "); the model file is probably broken (bad weights or quantization scales)",
-                 toNotify);
+    failJob(jobPointer, "ERR_NON_FINITE_LOGITS",
+            "the model produced NaN or infinite logits at generated token " + std::to_string(job.generated) +
+                " (position " + std::to_string(job.position) +
+                "); the model file is probably broken (bad weights or quantization scales)",
+            toNotify);
     return;
   }
 
@@ -64,13 +64,13 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     std::lock_guard<std::mutex> lock(mutex);
     // The slot stays the same while we fill it: pulls advance the read position and shrink the count
     // together, and only this thread pushes.
-    nextSlot = &generation.events.nextSlotLocked();
+    nextSlot = &job.events.nextSlotLocked();
   }
   EventSlot& slot = *nextSlot;
-  const auto& config = generation.config;
+  const auto& config = job.config;
   // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
-  const bool direct = !generation.samplers.hasProcessing() &&
-                      (!generation.samplers.isDenseDraw() || generation.samplers.denseTemperature() == 1.0f);
+  const bool direct = !job.samplers.hasProcessing() &&
+                      (!job.samplers.isDenseDraw() || job.samplers.denseTemperature() == 1.0f);
   // Every raw capture carries its log-sum-exp: one vectorized pass here, instead of a scalar one per
   // token in JavaScript for full vectors.
   const bool needRawLogSumExp = config.raw.mode != CaptureMode::off;
@@ -93,21 +93,21 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
   llama_token token;
   float chosenLogit;
   float processedLogSumExp;
-  if (generation.samplers.isDenseDraw()) {
+  if (job.samplers.isDenseDraw()) {
     // Seeded draw on the dense row (divided by the temperature when there is one): two vectorized
     // passes instead of llama.cpp's candidate array, temperature pass and scalar softmax.
     const float* processed = row;
     if (!direct) {
-      divideDense(row, vocabSize_, generation.samplers.denseTemperature(), generation.processedRow.data());
-      processed = generation.processedRow.data();
+      divideDense(row, vocabSize_, job.samplers.denseTemperature(), job.processedRow.data());
+      processed = job.processedRow.data();
       // A tiny temperature overflows finite logits to infinity (and their softmax to NaN).
       if (!allFinite(processed, vocabSize_)) {
-        failProcessedRow(generationPointer, "the temperature", toNotify);
+        failProcessedRow(jobPointer, "the temperature", toNotify);
         return;
       }
     }
     processedLogSumExp = direct ? rawLogSumExp : logSumExpDense(processed, vocabSize_);
-    token = drawFromDense(processed, vocabSize_, processedLogSumExp, generation.samplers.drawUniform());
+    token = drawFromDense(processed, vocabSize_, processedLogSumExp, job.samplers.drawUniform());
     chosenLogit = processed[token];
     if (config.processed.mode == CaptureMode::topK) {
       if (direct && config.raw.mode == CaptureMode::topK && config.raw.topK == config.processed.topK) {
@@ -137,28 +137,28 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
       slot.processed.logSumExp = processedLogSumExp;
     }
   } else {
-    auto& candidates = generation.candidates;
+    auto& candidates = job.candidates;
     for (int32_t id = 0; id < vocabSize_; id++) candidates[static_cast<size_t>(id)] = llama_token_data{id, row[id], 0.0f};
     llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
     CutByRecorder* recorder = nullptr;
     if (config.recordCutBy) {
-      recorder = &generation.cutBy;
+      recorder = &job.cutBy;
       recorder->begin(slot.raw, slot.cutBy.data());
     }
-    generation.samplers.applyProcessing(array, recorder);
+    job.samplers.applyProcessing(array, recorder);
     if (recorder != nullptr) recorder->end();
     processedLogSumExp = direct ? rawLogSumExp : logSumExpCandidates(array);
     // -inf marks a token the chain removed; NaN or +inf means a sampler (temperature, penalties, bias)
     // broke the row, and sampling from it would give garbage tokens with NaN log-probabilities.
     if (std::isnan(processedLogSumExp)) {
-      failProcessedRow(generationPointer, "the sampler chain", toNotify);
+      failProcessedRow(jobPointer, "the sampler chain", toNotify);
       return;
     }
     if (!(processedLogSumExp > -std::numeric_limits<float>::infinity())) {
-      failGeneration(generationPointer, "ERR_NO_CANDIDATES",
-                   "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at "
-                   "generated token " + std::to_string(generation.generated) + "; loosen the grammar or the bias",
-                   toNotify);
+      failJob(jobPointer, "ERR_NO_CANDIDATES",
+              "the sampler chain (grammar, logit bias or truncation) left no token with a finite logit at "
+              "generated token " + std::to_string(job.generated) + "; loosen the grammar or the bias",
+              toNotify);
       return;
     }
     if (config.processed.mode == CaptureMode::topK) {
@@ -168,9 +168,9 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
       scatterCandidates(array, slot.processedFull.data(), vocabSize_);
       slot.processed.logSumExp = processedLogSumExp;
     }
-    generation.samplers.applySelector(array);
+    job.samplers.applySelector(array);
     if (array.selected < 0 || static_cast<size_t>(array.selected) >= array.size) {
-      failGeneration(generationPointer, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
+      failJob(jobPointer, "ERR_NO_CANDIDATES", "the selector chose no token", toNotify);
       return;
     }
     token = array.data[array.selected].id;
@@ -191,30 +191,30 @@ void DecodeEngine::sample(const std::shared_ptr<GenerationState>& generationPoin
     slot.piece.resize(static_cast<size_t>(std::max(pieceLength, 0)));
   }
 
-  generation.samplers.accept(token);
-  generation.generated++;
-  generation.pendingToken = token;
+  job.samplers.accept(token);
+  job.generated++;
+  job.pendingToken = token;
 
   FinishReason reason = FinishReason::none;
   if (!config.ignoreEos && llama_vocab_is_eog(vocab_, token)) {
     reason = FinishReason::stop;
-  } else if (config.maxTokens > 0 && generation.generated >= config.maxTokens) {
+  } else if (config.maxTokens > 0 && job.generated >= config.maxTokens) {
     reason = FinishReason::length;
-  } else if (generation.position >= sequenceContextSize_) {
+  } else if (job.position >= sequenceContextSize_) {
     reason = FinishReason::length;  // no cell left for the next token in this sequence
   }
 
   std::lock_guard<std::mutex> lock(mutex);
-  generation.events.pushLocked();
-  if (!generation.hasFirstEvent) {
-    generation.hasFirstEvent = true;
-    generation.firstEventAt = Clock::now();
+  job.events.pushLocked();
+  if (!job.hasFirstEvent) {
+    job.hasFirstEvent = true;
+    job.firstEventAt = Clock::now();
   }
   if (reason != FinishReason::none) {
-    finishLocked(generationPointer, reason, nullptr, "", toNotify);
-  } else if (generation.pullWaiting) {
-    generation.pullWaiting = false;
-    toNotify.push_back(generationPointer);
+    finishLocked(jobPointer, reason, nullptr, "", toNotify);
+  } else if (job.pullWaiting) {
+    job.pullWaiting = false;
+    toNotify.push_back(jobPointer);
   }
 }
 }  // namespace tessera

@@ -71,16 +71,16 @@ void DecodeEngine::stopThread() {
   if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
 }
 
-void DecodeEngine::submit(const std::shared_ptr<GenerationState>& generation) {
+void DecodeEngine::submit(const std::shared_ptr<DecodeJob>& job) {
   {
     std::lock_guard<std::mutex> lock(mutex);
-    waiting_.push_back(generation);
+    waiting_.push_back(job);
   }
   wake_.notify_one();
 }
 
-void DecodeEngine::requestAbort(GenerationState& generation) {
-  generation.abortRequested.store(true);
+void DecodeEngine::requestAbort(DecodeJob& job) {
+  job.abortRequested.store(true);
   wake();
 }
 
@@ -90,16 +90,16 @@ void DecodeEngine::wake() {
   wake_.notify_one();
 }
 
-std::vector<std::shared_ptr<GenerationState>> DecodeEngine::dispose() {
-  std::vector<std::shared_ptr<GenerationState>> toNotify;
+std::vector<std::shared_ptr<DecodeJob>> DecodeEngine::dispose() {
+  std::vector<std::shared_ptr<DecodeJob>> toNotify;
   if (disposed_) return toNotify;
   stopThread();
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto everyone = active_;
     everyone.insert(everyone.end(), waiting_.begin(), waiting_.end());
-    for (auto& generation : everyone) {
-      finishLocked(generation, FinishReason::abort, "ERR_CONTEXT_DISPOSED", "the context was disposed during generation",
+    for (auto& job : everyone) {
+      finishLocked(job, FinishReason::abort, "ERR_CONTEXT_DISPOSED", "the context was disposed during generation",
                    toNotify);
     }
     active_.clear();
@@ -135,21 +135,21 @@ bool DecodeEngine::abortCallback(void* data) {
   if (self->shutdown_.load(std::memory_order_relaxed)) return true;
   // One batch serves several sequences: interrupt it only when every one of them wants to stop.
   if (self->batchMembers_.empty()) return false;
-  for (auto* generation : self->batchMembers_) {
-    if (!generation->abortRequested.load(std::memory_order_relaxed)) return false;
+  for (auto* job : self->batchMembers_) {
+    if (!job->abortRequested.load(std::memory_order_relaxed)) return false;
   }
   return true;
 }
 
 bool DecodeEngine::hasWorkLocked() {
   if (shutdown_.load()) return true;
-  for (auto& generation : waiting_) {
-    if (generation->abortRequested.load()) return true;
+  for (auto& job : waiting_) {
+    if (job->abortRequested.load()) return true;
   }
   if (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) return true;
-  for (auto& generation : active_) {
-    if (generation->abortRequested.load()) return true;
-    if (generation->events.hasRoomLocked()) return true;
+  for (auto& job : active_) {
+    if (job->abortRequested.load()) return true;
+    if (job->events.hasRoomLocked()) return true;
   }
   return false;
 }
@@ -160,32 +160,32 @@ void DecodeEngine::clearSequence(int32_t sequence) {
   sequenceTokens_[static_cast<size_t>(sequence)].clear();
 }
 
-void DecodeEngine::finishLocked(const std::shared_ptr<GenerationState>& generation, FinishReason reason,
+void DecodeEngine::finishLocked(const std::shared_ptr<DecodeJob>& job, FinishReason reason,
                                 const char* code, const std::string& message,
-                                std::vector<std::shared_ptr<GenerationState>>& toNotify) {
-  if (generation->finished) return;
-  generation->finished = true;
-  generation->finishReason = reason;
-  generation->errorCode = code == nullptr ? "" : code;
-  generation->errorMessage = message;
-  generation->finishedAt = Clock::now();
-  active_.erase(std::remove(active_.begin(), active_.end(), generation), active_.end());
-  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), generation), waiting_.end());
+                                std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
+  if (job->finished) return;
+  job->finished = true;
+  job->finishReason = reason;
+  job->errorCode = code == nullptr ? "" : code;
+  job->errorMessage = message;
+  job->finishedAt = Clock::now();
+  active_.erase(std::remove(active_.begin(), active_.end(), job), active_.end());
+  waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), job), waiting_.end());
   // Only the decode thread uses these, and it is either the caller or joined: free them now rather
   // than when JavaScript's garbage collector gets to the handle (it does not see native memory).
-  generation->samplers.clear();
-  std::vector<llama_token_data>().swap(generation->candidates);
-  std::vector<float>().swap(generation->processedRow);
-  generation->cutBy.release();
-  if (generation->pullWaiting) {
-    generation->pullWaiting = false;
-    toNotify.push_back(generation);
+  job->samplers.clear();
+  std::vector<llama_token_data>().swap(job->candidates);
+  std::vector<float>().swap(job->processedRow);
+  job->cutBy.release();
+  if (job->pullWaiting) {
+    job->pullWaiting = false;
+    toNotify.push_back(job);
   }
 }
 
 void DecodeEngine::assignSequencesLocked() {
   while (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) {
-    auto generation = waiting_.front();
+    auto job = waiting_.front();
     waiting_.erase(waiting_.begin());
     std::vector<bool> busy(static_cast<size_t>(sequenceCount_), false);
     for (auto& other : active_) busy[static_cast<size_t>(other->sequence)] = true;
@@ -194,34 +194,34 @@ void DecodeEngine::assignSequencesLocked() {
     size_t bestShared = 0;
     for (int32_t sequence = 0; sequence < sequenceCount_; sequence++) {
       if (busy[static_cast<size_t>(sequence)]) continue;
-      const size_t shared = commonPrefix(sequenceTokens_[static_cast<size_t>(sequence)], generation->config.prompt);
+      const size_t shared = commonPrefix(sequenceTokens_[static_cast<size_t>(sequence)], job->config.prompt);
       if (best < 0 || shared > bestShared ||
           (shared == bestShared && sequenceTokens_[static_cast<size_t>(sequence)].empty())) {
         best = sequence;
         bestShared = shared;
       }
     }
-    generation->sequence = best;
-    active_.push_back(generation);
+    job->sequence = best;
+    active_.push_back(job);
     peakLive_ = std::max(peakLive_, static_cast<int32_t>(active_.size()));
   }
 }
 
-bool DecodeEngine::startGeneration(GenerationState& generation) {
-  auto& prompt = generation.config.prompt;
-  const int32_t sequence = generation.sequence;
+bool DecodeEngine::startJob(DecodeJob& job) {
+  auto& prompt = job.config.prompt;
+  const int32_t sequence = job.sequence;
   auto& cached = sequenceTokens_[static_cast<size_t>(sequence)];
   llama_memory_t memory = llama_get_memory(context_);
   // Keep at least one prompt token to decode: its logits drive the first sample.
   const size_t usableLimit = prompt.size() - 1;
   size_t reused = 0;
 
-  if (generation.config.reusePrefix && !generation.config.promptLogprobs) {
+  if (job.config.reusePrefix && !job.config.promptLogprobs) {
     const size_t own = std::min(commonPrefix(cached, prompt), usableLimit);
-    // Another generation prefilling the same long prefix right now: wait for it, then copy its cells
+    // Another job prefilling the same long prefix right now: wait for it, then copy its cells
     // instead of computing the same prefix twice (best-of-n, concurrent requests with one system prompt).
     for (auto& other : active_) {
-      if (other.get() == &generation || !other->started || other->prefillDone) continue;
+      if (other.get() == &job || !other->started || other->prefillDone) continue;
       const size_t shared = std::min(commonPrefix(other->config.prompt, prompt), usableLimit);
       if (shared >= own + minimumSharedPrefix) return false;
     }
@@ -256,30 +256,30 @@ bool DecodeEngine::startGeneration(GenerationState& generation) {
     clearSequence(sequence);
   }
 
-  generation.started = true;
-  generation.promptCursor = reused;
-  generation.position = static_cast<int32_t>(reused);
-  generation.reusedPromptTokens = static_cast<int32_t>(reused);
-  if (!generation.samplers.isDenseDraw()) generation.candidates.resize(static_cast<size_t>(vocabSize_));
-  if (generation.config.recordCutBy && !generation.samplers.isDenseDraw()) generation.cutBy.prepare(vocabSize_);
-  if (generation.samplers.isDenseDraw() && generation.samplers.denseTemperature() != 1.0f) {
-    generation.processedRow.resize(static_cast<size_t>(vocabSize_));
+  job.started = true;
+  job.promptCursor = reused;
+  job.position = static_cast<int32_t>(reused);
+  job.reusedPromptTokens = static_cast<int32_t>(reused);
+  if (!job.samplers.isDenseDraw()) job.candidates.resize(static_cast<size_t>(vocabSize_));
+  if (job.config.recordCutBy && !job.samplers.isDenseDraw()) job.cutBy.prepare(vocabSize_);
+  if (job.samplers.isDenseDraw() && job.samplers.denseTemperature() != 1.0f) {
+    job.processedRow.resize(static_cast<size_t>(vocabSize_));
   }
-  if (generation.config.promptLogprobs) {
-    generation.promptLogprobs.assign(prompt.size(), std::numeric_limits<float>::quiet_NaN());
+  if (job.config.promptLogprobs) {
+    job.promptLogprobs.assign(prompt.size(), std::numeric_limits<float>::quiet_NaN());
   }
   return true;
 }
 
-void DecodeEngine::failGeneration(const std::shared_ptr<GenerationState>& generation, const char* code,
-                                  const std::string& message, std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+void DecodeEngine::failJob(const std::shared_ptr<DecodeJob>& job, const char* code,
+                           const std::string& message, std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
   std::lock_guard<std::mutex> lock(mutex);
-  clearSequence(generation->sequence);
-  finishLocked(generation, FinishReason::error, code, message, toNotify);
+  clearSequence(job->sequence);
+  finishLocked(job, FinishReason::error, code, message, toNotify);
 }
 
 void DecodeEngine::addPlanned(llama_batch& batch, Planned& planned) {
-  GenerationState& generation = *planned.generation;
+  DecodeJob& job = *planned.job;
   planned.firstBatchIndex = static_cast<size_t>(batch.n_tokens);
   auto addToken = [&batch](llama_token token, llama_pos position, llama_seq_id sequence, bool logits) {
     const int32_t index = batch.n_tokens++;
@@ -290,25 +290,25 @@ void DecodeEngine::addPlanned(llama_batch& batch, Planned& planned) {
     batch.logits[index] = logits ? 1 : 0;
   };
   if (!planned.fromPrompt) {
-    addToken(generation.pendingToken, generation.position, generation.sequence, true);
+    addToken(job.pendingToken, job.position, job.sequence, true);
     return;
   }
-  const auto& prompt = generation.config.prompt;
+  const auto& prompt = job.config.prompt;
   for (size_t offset = 0; offset < planned.tokenCount; offset++) {
-    const size_t index = generation.promptCursor + offset;
+    const size_t index = job.promptCursor + offset;
     const bool last = index + 1 == prompt.size();
-    addToken(prompt[index], static_cast<llama_pos>(index), generation.sequence,
-             last || generation.config.promptLogprobs);
+    addToken(prompt[index], static_cast<llama_pos>(index), job.sequence,
+             last || job.config.promptLogprobs);
   }
 }
 
 llama_pos DecodeEngine::firstPosition(const Planned& planned) {
-  return planned.fromPrompt ? static_cast<llama_pos>(planned.generation->promptCursor) : planned.generation->position;
+  return planned.fromPrompt ? static_cast<llama_pos>(planned.job->promptCursor) : planned.job->position;
 }
 
 int32_t DecodeEngine::decodeGuarded(llama_batch& batch, const std::vector<Planned>& plan, std::string& failure) {
   batchMembers_.clear();
-  for (auto& planned : plan) batchMembers_.push_back(planned.generation.get());
+  for (auto& planned : plan) batchMembers_.push_back(planned.job.get());
   int32_t status;
   try {
     if (testhooks::fire(testhooks::Point::throwInDecode)) throw std::runtime_error("injected by the throwInDecode test hook");
@@ -331,44 +331,44 @@ int32_t DecodeEngine::decodeGuarded(llama_batch& batch, const std::vector<Planne
 }
 
 void DecodeEngine::completePlanned(const Planned& planned, const llama_batch& batch,
-                                   std::vector<std::shared_ptr<GenerationState>>& toNotify) {
-  auto& generation = planned.generation;
+                                   std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
+  auto& job = planned.job;
   {
     std::lock_guard<std::mutex> lock(mutex);
     (planned.fromPrompt ? promptTokensDecoded_ : generatedTokensDecoded_) += planned.tokenCount;
-    auto& cached = sequenceTokens_[static_cast<size_t>(generation->sequence)];
+    auto& cached = sequenceTokens_[static_cast<size_t>(job->sequence)];
     for (size_t offset = 0; offset < planned.tokenCount; offset++) {
       cached.push_back(batch.token[planned.firstBatchIndex + offset]);
     }
   }
-  if (generation->abortRequested.load()) return;  // handled at the top of the next step
+  if (job->abortRequested.load()) return;  // handled at the top of the next step
   if (planned.fromPrompt) {
-    const auto& prompt = generation->config.prompt;
-    if (generation->config.promptLogprobs) {
+    const auto& prompt = job->config.prompt;
+    if (job->config.promptLogprobs) {
       for (size_t offset = 0; offset < planned.tokenCount; offset++) {
-        const size_t index = generation->promptCursor + offset;
+        const size_t index = job->promptCursor + offset;
         if (index + 1 >= prompt.size()) break;
         const float* row = llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex + offset));
-        generation->promptLogprobs[index + 1] = row[prompt[index + 1]] - logSumExpDense(row, vocabSize_);
+        job->promptLogprobs[index + 1] = row[prompt[index + 1]] - logSumExpDense(row, vocabSize_);
       }
     }
-    generation->promptCursor += planned.tokenCount;
-    generation->position += static_cast<int32_t>(planned.tokenCount);
-    if (generation->promptCursor == prompt.size()) {
-      generation->prefillDone = true;
+    job->promptCursor += planned.tokenCount;
+    job->position += static_cast<int32_t>(planned.tokenCount);
+    if (job->promptCursor == prompt.size()) {
+      job->prefillDone = true;
       const int32_t lastIndex = static_cast<int32_t>(planned.firstBatchIndex + planned.tokenCount - 1);
-      sampleGuarded(generation, llama_get_logits_ith(context_, lastIndex), toNotify);
+      sampleGuarded(job, llama_get_logits_ith(context_, lastIndex), toNotify);
     }
   } else {
-    generation->position += 1;
-    sampleGuarded(generation, llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex)), toNotify);
+    job->position += 1;
+    sampleGuarded(job, llama_get_logits_ith(context_, static_cast<int32_t>(planned.firstBatchIndex)), toNotify);
   }
 }
 
 void DecodeEngine::run() {
   llama_batch batch = llama_batch_init(batchSize_, 0, 1);
-  std::vector<std::shared_ptr<GenerationState>> toNotify;
-  std::vector<std::shared_ptr<GenerationState>> members;
+  std::vector<std::shared_ptr<DecodeJob>> toNotify;
+  std::vector<std::shared_ptr<DecodeJob>> members;
   std::vector<Planned> plan;
 
   while (true) {
@@ -379,39 +379,39 @@ void DecodeEngine::run() {
       std::unique_lock<std::mutex> lock(mutex);
       wake_.wait(lock, [this] { return hasWorkLocked(); });
       if (shutdown_.load()) break;
-      // finishLocked erases the generation from its list: walking backwards never skips one, and only
+      // finishLocked erases the job from its list: walking backwards never skips one, and only
       // aborted ones are copied out (no copy of the lists every decode step).
       for (size_t index = waiting_.size(); index-- > 0;) {
         if (!waiting_[index]->abortRequested.load()) continue;
-        const std::shared_ptr<GenerationState> generation = waiting_[index];
-        finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
+        const std::shared_ptr<DecodeJob> job = waiting_[index];
+        finishLocked(job, FinishReason::abort, nullptr, "", toNotify);
       }
       for (size_t index = active_.size(); index-- > 0;) {
         if (!active_[index]->abortRequested.load()) continue;
-        const std::shared_ptr<GenerationState> generation = active_[index];
+        const std::shared_ptr<DecodeJob> job = active_[index];
         // The cells of everything decoded so far stay (sequenceTokens_ says which): a stop sequence or a
         // `break` ends a chat turn this way, and the next turn then reuses the whole history.
-        finishLocked(generation, FinishReason::abort, nullptr, "", toNotify);
+        finishLocked(job, FinishReason::abort, nullptr, "", toNotify);
       }
       assignSequencesLocked();
       const size_t activeCount = active_.size();
       for (size_t offset = 0; offset < activeCount; offset++) {
-        auto& generation = active_[(roundRobin_ + offset) % activeCount];
-        if (generation->events.hasRoomLocked()) members.push_back(generation);
+        auto& job = active_[(roundRobin_ + offset) % activeCount];
+        if (job->events.hasRoomLocked()) members.push_back(job);
       }
       roundRobin_++;
     }
-    for (auto& generation : toNotify) notify_(generation);
+    for (auto& job : toNotify) notify_(job);
     toNotify.clear();
     if (members.empty()) continue;
 
     try {
       step(batch, members, plan, toNotify);
     } catch (const std::exception& error) {
-      // Last resort (the per-generation guards should catch everything): fail what this step held.
+      // Last resort (the per-job guards should catch everything): fail what this step held.
       for (auto& planned : plan) {
-        failGeneration(planned.generation, "ERR_NATIVE_EXCEPTION",
-                       std::string("the decode loop failed: ") + error.what(), toNotify);
+        failJob(planned.job, "ERR_NATIVE_EXCEPTION",
+                std::string("the decode loop failed: ") + error.what(), toNotify);
       }
     }
     testhooks::pause(testhooks::Point::afterStep);
@@ -423,45 +423,45 @@ void DecodeEngine::run() {
       undelivered_.insert(undelivered_.end(), toNotify.begin(), toNotify.end());
       break;
     }
-    for (auto& generation : toNotify) notify_(generation);
+    for (auto& job : toNotify) notify_(job);
   }
   llama_batch_free(batch);
 }
 
-void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<GenerationState>>& members,
-                        std::vector<Planned>& plan, std::vector<std::shared_ptr<GenerationState>>& toNotify) {
+void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<DecodeJob>>& members,
+                        std::vector<Planned>& plan, std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
   // One batch: a token for every decoding sequence first (they are latency-bound), then prefill chunks.
   int32_t budget = batchSize_;
-  for (auto& generation : members) {
+  for (auto& job : members) {
     if (budget == 0) break;
-    if (!generation->started || !generation->prefillDone) continue;
-    plan.push_back({generation, 0, 1, false});
+    if (!job->started || !job->prefillDone) continue;
+    plan.push_back({job, 0, 1, false});
     budget--;
   }
   // Prompt chunks share at most prefillChunkSize_ tokens per step, so a long prefill takes several steps
   // and an abort is seen between them even where llama.cpp cannot interrupt a graph (GPU backends).
   budget = std::min(budget, prefillChunkSize_);
-  for (auto& generation : members) {
+  for (auto& job : members) {
     if (budget == 0) break;
-    if (!generation->started) {
+    if (!job->started) {
       try {
         std::lock_guard<std::mutex> lock(mutex);
-        if (!startGeneration(*generation)) continue;
+        if (!startJob(*job)) continue;
       } catch (const std::exception& error) {
-        failGeneration(generation, "ERR_NATIVE_EXCEPTION",
-                       std::string("llama.cpp failed while preparing the sequence: ") + error.what(), toNotify);
+        failJob(job, "ERR_NATIVE_EXCEPTION",
+                std::string("llama.cpp failed while preparing the sequence: ") + error.what(), toNotify);
         continue;
       }
     }
-    if (generation->prefillDone) continue;
-    const auto& prompt = generation->config.prompt;
-    const size_t chunk = std::min(prompt.size() - generation->promptCursor, static_cast<size_t>(budget));
+    if (job->prefillDone) continue;
+    const auto& prompt = job->config.prompt;
+    const size_t chunk = std::min(prompt.size() - job->promptCursor, static_cast<size_t>(budget));
     if (chunk == 0) continue;
-    if (!generation->hasPrefillStarted) {
-      generation->hasPrefillStarted = true;
-      generation->prefillStartedAt = Clock::now();
+    if (!job->hasPrefillStarted) {
+      job->hasPrefillStarted = true;
+      job->prefillStartedAt = Clock::now();
     }
-    plan.push_back({generation, 0, chunk, true});
+    plan.push_back({job, 0, chunk, true});
     budget -= static_cast<int32_t>(chunk);
   }
   batch.n_tokens = 0;
@@ -484,17 +484,17 @@ void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<Ge
   // the top of the next step finishes them, keeping what was decoded before.
   if (status == 2) return;
   if (plan.size() == 1) {
-    failGeneration(plan.front().generation, "ERR_DECODE", failure, toNotify);
+    failJob(plan.front().job, "ERR_DECODE", failure, toNotify);
     return;
   }
   // One member's failure (its sequence ran out of cells, say) must not fail its batch-mates: undo what
   // the failed batch may have written (earlier ubatches stay in memory), then decode each member alone
   // and report a failure on the member that fails by itself.
   llama_memory_t memory = llama_get_memory(context_);
-  for (auto& planned : plan) llama_memory_seq_rm(memory, planned.generation->sequence, firstPosition(planned), -1);
+  for (auto& planned : plan) llama_memory_seq_rm(memory, planned.job->sequence, firstPosition(planned), -1);
   std::vector<Planned> single(1);
   for (auto& planned : plan) {
-    if (planned.generation->abortRequested.load()) continue;
+    if (planned.job->abortRequested.load()) continue;
     single[0] = planned;
     batch.n_tokens = 0;
     addPlanned(batch, single[0]);
@@ -504,7 +504,7 @@ void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<Ge
     if (retried == 0) {
       completePlanned(single[0], batch, toNotify);
     } else if (retried != 2) {
-      failGeneration(planned.generation, "ERR_DECODE", alone, toNotify);
+      failJob(planned.job, "ERR_DECODE", alone, toNotify);
     }
   }
 }

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "generation-state.h"
+#include "decode-job.h"
 #include "llama.h"
 
 namespace tessera {
@@ -20,33 +20,33 @@ struct ModelHandle;
 // JavaScript pulls, so a stalled consumer pauses only its own decoding.
 class DecodeEngine {
  public:
-  using Notify = std::function<void(const std::shared_ptr<GenerationState>&)>;
+  using Notify = std::function<void(const std::shared_ptr<DecodeJob>&)>;
 
   // prefillChunkSize 0 = the batch size (one chunk may fill the whole batch).
   DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify, int32_t prefillChunkSize = 0);
   ~DecodeEngine();
 
-  void submit(const std::shared_ptr<GenerationState>& generation);
-  void requestAbort(GenerationState& generation);
+  void submit(const std::shared_ptr<DecodeJob>& job);
+  void requestAbort(DecodeJob& job);
   void wake();
-  // Stops the thread, finishes every generation with "abort" and frees the llama context.
-  // Returns the generations that had a JavaScript pull waiting (the caller resolves them).
-  std::vector<std::shared_ptr<GenerationState>> dispose();
+  // Stops the thread, finishes every job with "abort" and frees the llama context.
+  // Returns the jobs that had a JavaScript pull waiting (the caller resolves them).
+  std::vector<std::shared_ptr<DecodeJob>> dispose();
   // Sets the shutdown flag and joins the decode thread (also used by the process-exit handler).
   void stopThread();
   bool isDisposed() const { return disposed_; }
 
   // The engine's own counts, for benchmarks and tests that must not trust the caller's bookkeeping.
   struct Counters {
-    int32_t liveSequences;      // generations holding a sequence now
-    int32_t waiting;            // generations queued for a sequence
+    int32_t liveSequences;      // jobs holding a sequence now
+    int32_t waiting;            // jobs queued for a sequence
     int32_t peakLiveSequences;  // most held at once since the context was created
     uint64_t promptTokensDecoded;
     uint64_t generatedTokensDecoded;
     uint64_t decodeCalls;       // successful llama_decode calls
   };
   Counters counters();
-  // Starts a new peak measurement from the generations live now.
+  // Starts a new peak measurement from the jobs live now.
   void resetPeak();
 
   std::vector<llama_token> sequenceTokens(int32_t sequence);
@@ -61,7 +61,7 @@ class DecodeEngine {
 
  private:
   struct Planned {
-    std::shared_ptr<GenerationState> generation;
+    std::shared_ptr<DecodeJob> job;
     size_t firstBatchIndex;
     size_t tokenCount;
     bool fromPrompt;
@@ -70,27 +70,27 @@ class DecodeEngine {
   void run();
   bool hasWorkLocked();
   void assignSequencesLocked();
-  bool startGeneration(GenerationState& generation);
-  void finishLocked(const std::shared_ptr<GenerationState>& generation, FinishReason reason, const char* code,
-                    const std::string& message, std::vector<std::shared_ptr<GenerationState>>& toNotify);
-  void sample(const std::shared_ptr<GenerationState>& generation, const float* row,
-              std::vector<std::shared_ptr<GenerationState>>& toNotify);
-  void sampleGuarded(const std::shared_ptr<GenerationState>& generation, const float* row,
-                     std::vector<std::shared_ptr<GenerationState>>& toNotify);
-  // Clears the generation's cells and finishes it with an error (takes the mutex).
-  void failGeneration(const std::shared_ptr<GenerationState>& generation, const char* code, const std::string& message,
-                      std::vector<std::shared_ptr<GenerationState>>& toNotify);
-  void failProcessedRow(const std::shared_ptr<GenerationState>& generation, const char* cause,
-                        std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  bool startJob(DecodeJob& job);
+  void finishLocked(const std::shared_ptr<DecodeJob>& job, FinishReason reason, const char* code,
+                    const std::string& message, std::vector<std::shared_ptr<DecodeJob>>& toNotify);
+  void sample(const std::shared_ptr<DecodeJob>& job, const float* row,
+              std::vector<std::shared_ptr<DecodeJob>>& toNotify);
+  void sampleGuarded(const std::shared_ptr<DecodeJob>& job, const float* row,
+                     std::vector<std::shared_ptr<DecodeJob>>& toNotify);
+  // Clears the job's cells and finishes it with an error (takes the mutex).
+  void failJob(const std::shared_ptr<DecodeJob>& job, const char* code, const std::string& message,
+               std::vector<std::shared_ptr<DecodeJob>>& toNotify);
+  void failProcessedRow(const std::shared_ptr<DecodeJob>& job, const char* cause,
+                        std::vector<std::shared_ptr<DecodeJob>>& toNotify);
   // One decode step over the members that have room in their rings.
-  void step(llama_batch& batch, const std::vector<std::shared_ptr<GenerationState>>& members, std::vector<Planned>& plan,
-            std::vector<std::shared_ptr<GenerationState>>& toNotify);
+  void step(llama_batch& batch, const std::vector<std::shared_ptr<DecodeJob>>& members, std::vector<Planned>& plan,
+            std::vector<std::shared_ptr<DecodeJob>>& toNotify);
   void addPlanned(llama_batch& batch, Planned& planned);
   static llama_pos firstPosition(const Planned& planned);
   // llama_decode with exceptions caught; on failure `failure` says why.
   int32_t decodeGuarded(llama_batch& batch, const std::vector<Planned>& plan, std::string& failure);
   void completePlanned(const Planned& planned, const llama_batch& batch,
-                       std::vector<std::shared_ptr<GenerationState>>& toNotify);
+                       std::vector<std::shared_ptr<DecodeJob>>& toNotify);
   static constexpr int32_t decodeThrew = -1000;
   void clearSequence(int32_t sequence);
   static bool abortCallback(void* data);
@@ -112,15 +112,15 @@ class DecodeEngine {
   std::condition_variable wake_;
   std::atomic<bool> shutdown_{false};
   bool disposed_ = false;
-  std::vector<std::shared_ptr<GenerationState>> waiting_;   // [mutex] FIFO, no sequence yet
-  std::vector<std::shared_ptr<GenerationState>> active_;    // [mutex] holding a sequence
+  std::vector<std::shared_ptr<DecodeJob>> waiting_;   // [mutex] FIFO, no sequence yet
+  std::vector<std::shared_ptr<DecodeJob>> active_;    // [mutex] holding a sequence
   std::vector<std::vector<llama_token>> sequenceTokens_;    // [mutex] what each sequence's KV cells hold
-  std::vector<std::shared_ptr<GenerationState>> undelivered_;  // [mutex] notifications cut off by shutdown
+  std::vector<std::shared_ptr<DecodeJob>> undelivered_;  // [mutex] notifications cut off by shutdown
   int32_t peakLive_ = 0;                                    // [mutex]
   uint64_t promptTokensDecoded_ = 0;                        // [mutex]
   uint64_t generatedTokensDecoded_ = 0;                     // [mutex]
   std::atomic<uint64_t> decodeCalls_{0};                    // a lock per decode step would be a cost for a count
-  std::vector<GenerationState*> batchMembers_;              // [decode thread] read by abortCallback
+  std::vector<DecodeJob*> batchMembers_;              // [decode thread] read by abortCallback
   size_t roundRobin_ = 0;
   std::thread thread_;
 };

@@ -10,7 +10,7 @@
 
 namespace tessera {
 
-// One slot of the bounded event queue. Slots are allocated once per generation and reused, so the
+// One slot of the bounded event queue. Slots are allocated once per job and reused, so the
 // decode loop does not allocate per token.
 struct EventSlot {
   llama_token token = 0;
@@ -23,7 +23,7 @@ struct EventSlot {
   std::vector<uint8_t> cutBy;  // recordCutBy: a SamplerStage per raw top-k entry
 };
 
-// The bounded queue of one generation's events, from the decode thread (the only writer) to JavaScript
+// The bounded queue of one job's events, from the decode thread (the only writer) to JavaScript
 // (the only reader). It alone changes the read position and the count: before, the engine and the
 // JavaScript handle both did, each under the engine mutex, and each had to know the other's arithmetic.
 //
@@ -40,7 +40,7 @@ class EventRing {
     size_t count = 0;
   };
 
-  // JavaScript thread, before the generation is submitted.
+  // JavaScript thread, before the job is submitted.
   void allocate(size_t capacity) {
     slots_.resize(capacity);
     for (auto& slot : slots_) slot.piece.reserve(16);
@@ -71,7 +71,7 @@ class EventRing {
     head_ = (head_ + count) % slots_.size();
     count_ -= count;
   }
-  // JavaScript thread, once the generation finished and everything was delivered: the writer is done
+  // JavaScript thread, once the job finished and everything was delivered: the writer is done
   // with the ring, so its slots (and their full logits vectors) are freed now rather than when the
   // garbage collector gets to the handle.
   void release() { std::vector<EventSlot>().swap(slots_); }

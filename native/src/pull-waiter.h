@@ -3,7 +3,7 @@
 
 namespace tessera {
 
-// Whoever waits on the JavaScript thread for a generation's next events: the AddonGeneration handle.
+// Whoever waits on the JavaScript thread for a job's next events: the AddonDecodeJob handle.
 // The decode thread's notification and context disposal settle its pull through this interface
 // instead of casting a void* back to the handle's class.
 class PullWaiter {

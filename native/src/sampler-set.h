@@ -9,7 +9,7 @@
 
 namespace tessera {
 
-// Options for one generation, copied from JavaScript (already validated there).
+// Options for one job, copied from JavaScript (already validated there).
 struct SamplerConfig {
   bool greedy = false;  // selector: greedy arg-max, or seeded `dist`
   uint32_t seed = 0;

@@ -231,9 +231,8 @@ export interface NativeDecodeJobStats {
 
 /**
  * The addon's handle to one request in the decode engine: queued on a context, decoded on the engine's
- * thread, its events pulled in batches. Mirrors the C++ `AddonGeneration` wrapper
- * (native/src/addon-generation.h) around a `GenerationState` (native/src/generation-state.h); the C++ names
- * are older than this one. Not the user-facing result: that is the thunk and its `GenerationMetadata`.
+ * thread, its events pulled in batches. Mirrors the C++ `AddonDecodeJob` wrapper
+ * (native/src/addon-decode-job.h) around a `DecodeJob` (native/src/decode-job.h). Not the user-facing result: that is the thunk and its `GenerationMetadata`.
  */
 export interface NativeDecodeJob {
   /**

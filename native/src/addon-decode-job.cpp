@@ -1,4 +1,4 @@
-#include "addon-generation.h"
+#include "addon-decode-job.h"
 
 #include "test-hooks.h"
 
@@ -68,19 +68,19 @@ Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventR
 
 }  // namespace
 
-Napi::Function AddonGeneration::Define(Napi::Env env) {
-  return DefineClass(env, "AddonGeneration",
+Napi::Function AddonDecodeJob::Define(Napi::Env env) {
+  return DefineClass(env, "AddonDecodeJob",
                      {
-                         InstanceMethod("pull", &AddonGeneration::Pull),
-                         InstanceMethod("abort", &AddonGeneration::Abort),
-                         InstanceMethod("getStats", &AddonGeneration::GetStats),
-                         InstanceMethod("getPromptLogprobs", &AddonGeneration::GetPromptLogprobs),
+                         InstanceMethod("pull", &AddonDecodeJob::Pull),
+                         InstanceMethod("abort", &AddonDecodeJob::Abort),
+                         InstanceMethod("getStats", &AddonDecodeJob::GetStats),
+                         InstanceMethod("getPromptLogprobs", &AddonDecodeJob::GetPromptLogprobs),
                      });
 }
 
-AddonGeneration::AddonGeneration(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddonGeneration>(info) {}
+AddonDecodeJob::AddonDecodeJob(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddonDecodeJob>(info) {}
 
-AddonGeneration::~AddonGeneration() {
+AddonDecodeJob::~AddonDecodeJob() {
   if (!state_) return;
   state_->waiter = nullptr;
   // A handle collected before its end means nobody will read it: stop decoding for it.
@@ -88,8 +88,8 @@ AddonGeneration::~AddonGeneration() {
   if (pending_ && loop_) loop_->release(Env());
 }
 
-void AddonGeneration::attach(Napi::Object context, std::shared_ptr<GenerationState> state,
-                             std::shared_ptr<DecodeEngine> engine, std::shared_ptr<LoopKeeper> loop) {
+void AddonDecodeJob::attach(Napi::Object context, std::shared_ptr<DecodeJob> state,
+                           std::shared_ptr<DecodeEngine> engine, std::shared_ptr<LoopKeeper> loop) {
   context_ = Napi::Persistent(context);
   state_ = std::move(state);
   engine_ = std::move(engine);
@@ -97,13 +97,13 @@ void AddonGeneration::attach(Napi::Object context, std::shared_ptr<GenerationSta
   state_->waiter = this;
 }
 
-GenerationState& AddonGeneration::requireState(Napi::Env env) {
-  if (!state_) throwCoded(env, "ERR_INVALID_STATE", "this generation handle was not created by generate");
+DecodeJob& AddonDecodeJob::requireState(Napi::Env env) {
+  if (!state_) throwCoded(env, "ERR_INVALID_STATE", "this decode job handle was not created by generate");
   return *state_;
 }
 
-Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
-  GenerationState& state = *state_;
+Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
+  DecodeJob& state = *state_;
   const auto& config = state.config;
   EventRing& events = state.events;
   EventRing::Unread unread;
@@ -169,9 +169,9 @@ Napi::Object AddonGeneration::takeBatch(Napi::Env env, size_t maxEvents) {
   return batch;
 }
 
-Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
+Napi::Value AddonDecodeJob::Pull(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  GenerationState& state = requireState(env);
+  DecodeJob& state = requireState(env);
   if (pending_) throwCoded(env, "ERR_PULL_PENDING", "a pull is already waiting; await it before pulling again");
   const size_t maxEvents = info[0].IsNumber() ? static_cast<size_t>(std::max(1.0, info[0].As<Napi::Number>().DoubleValue()))
                                               : state.events.capacity();
@@ -195,7 +195,7 @@ Napi::Value AddonGeneration::Pull(const Napi::CallbackInfo& info) {
   return deferred.Promise();
 }
 
-void AddonGeneration::resolvePending(Napi::Env env) {
+void AddonDecodeJob::resolvePending(Napi::Env env) {
   if (!pending_) return;
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
@@ -215,15 +215,15 @@ void AddonGeneration::resolvePending(Napi::Env env) {
   }
 }
 
-Napi::Value AddonGeneration::Abort(const Napi::CallbackInfo& info) {
-  GenerationState& state = requireState(info.Env());
+Napi::Value AddonDecodeJob::Abort(const Napi::CallbackInfo& info) {
+  DecodeJob& state = requireState(info.Env());
   if (!engine_->isDisposed()) engine_->requestAbort(state);
   return info.Env().Undefined();
 }
 
-Napi::Value AddonGeneration::GetStats(const Napi::CallbackInfo& info) {
+Napi::Value AddonDecodeJob::GetStats(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  GenerationState& state = requireState(env);
+  DecodeJob& state = requireState(env);
   Napi::Object stats = Napi::Object::New(env);
   std::lock_guard<std::mutex> lock(engine_->mutex);
   auto milliseconds = [](Clock::time_point from, Clock::time_point to) {
@@ -250,9 +250,9 @@ Napi::Value AddonGeneration::GetStats(const Napi::CallbackInfo& info) {
   return stats;
 }
 
-Napi::Value AddonGeneration::GetPromptLogprobs(const Napi::CallbackInfo& info) {
+Napi::Value AddonDecodeJob::GetPromptLogprobs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  GenerationState& state = requireState(env);
+  DecodeJob& state = requireState(env);
   std::lock_guard<std::mutex> lock(engine_->mutex);
   if (!state.finished || !state.config.promptLogprobs || state.promptLogprobs.empty()) return env.Null();
   Napi::Float32Array result = Napi::Float32Array::New(env, state.promptLogprobs.size());

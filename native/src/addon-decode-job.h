@@ -5,19 +5,19 @@
 
 #include "addon-support.h"
 #include "decode-engine.h"
-#include "generation-state.h"
+#include "decode-job.h"
 #include "pull-waiter.h"
 
 namespace tessera {
 
-// JavaScript handle of one generation: pull batches of events, abort, read stats.
-class AddonGeneration : public Napi::ObjectWrap<AddonGeneration>, public PullWaiter {
+// JavaScript handle of one job: pull batches of events, abort, read stats.
+class AddonDecodeJob : public Napi::ObjectWrap<AddonDecodeJob>, public PullWaiter {
  public:
   static Napi::Function Define(Napi::Env env);
-  explicit AddonGeneration(const Napi::CallbackInfo& info);
-  ~AddonGeneration() override;
+  explicit AddonDecodeJob(const Napi::CallbackInfo& info);
+  ~AddonDecodeJob() override;
 
-  void attach(Napi::Object context, std::shared_ptr<GenerationState> state, std::shared_ptr<DecodeEngine> engine,
+  void attach(Napi::Object context, std::shared_ptr<DecodeJob> state, std::shared_ptr<DecodeEngine> engine,
               std::shared_ptr<LoopKeeper> loop);
   // Settles a waiting pull if events or the end arrived (JavaScript thread).
   void resolvePending(Napi::Env env) override;
@@ -28,10 +28,10 @@ class AddonGeneration : public Napi::ObjectWrap<AddonGeneration>, public PullWai
   Napi::Value GetStats(const Napi::CallbackInfo& info);
   Napi::Value GetPromptLogprobs(const Napi::CallbackInfo& info);
   Napi::Object takeBatch(Napi::Env env, size_t maxEvents);
-  GenerationState& requireState(Napi::Env env);
+  DecodeJob& requireState(Napi::Env env);
 
   Napi::ObjectReference context_;  // keeps the context (and its decode thread) alive while this handle lives
-  std::shared_ptr<GenerationState> state_;
+  std::shared_ptr<DecodeJob> state_;
   std::shared_ptr<DecodeEngine> engine_;
   std::shared_ptr<LoopKeeper> loop_;
   std::unique_ptr<Napi::Promise::Deferred> pending_;

@@ -14,13 +14,13 @@ namespace tessera {
 
 class PullWaiter;
 
-struct GenerationConfig {
+struct DecodeJobConfig {
   std::vector<llama_token> prompt;
   SamplerConfig sampler;
   CaptureConfig raw;
   CaptureConfig processed;
   bool recordCutBy = false;  // per raw top-k candidate, the stage that removed it (needs raw top-k)
-  int32_t maxTokens = 0;  // 0 = until end of generation or the sequence's context is full
+  int32_t maxTokens = 0;  // 0 = until an end-of-generation token or the sequence's context is full
   bool ignoreEos = false;
   bool promptLogprobs = false;
   bool reusePrefix = true;
@@ -28,7 +28,7 @@ struct GenerationConfig {
 };
 
 // Most bytes of captured logits (full rows and top-k entries, raw and processed together) one
-// generation's ring may hold; the
+// job's ring may hold; the
 // same figure as maximumCaptureBytes in src/backends/llamacpp/native-limits.ts, which refuses it first.
 constexpr uint64_t fullLogitsBudgetBytes = 1024ull * 1024 * 1024;
 
@@ -36,11 +36,11 @@ enum class FinishReason { none, stop, length, abort, error };
 
 using Clock = std::chrono::steady_clock;
 
-// Shared between the JavaScript thread (AddonGeneration) and the decode thread (DecodeEngine).
+// Shared between the JavaScript thread (AddonDecodeJob) and the decode thread (DecodeEngine).
 // Fields marked [engine mutex] are only touched under DecodeEngine::mutex; [decode thread] fields
 // only by the decode thread; [js thread] only by JavaScript.
-struct GenerationState {
-  GenerationConfig config;
+struct DecodeJob {
+  DecodeJobConfig config;
   SamplerSet samplers;
   int32_t vocabSize = 0;
 
@@ -76,7 +76,7 @@ struct GenerationState {
   bool hasFirstEvent = false;
   bool hasPrefillStarted = false;
 
-  PullWaiter* waiter = nullptr;  // [js thread] the AddonGeneration wrapping this state, or null once collected
+  PullWaiter* waiter = nullptr;  // [js thread] the AddonDecodeJob wrapping this state, or null once collected
 };
 
 const char* finishReasonName(FinishReason reason);
