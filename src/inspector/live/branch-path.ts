@@ -26,15 +26,21 @@ export function branchPath(branches: ReadonlyMap<number, BranchView>, id: number
     const start = parentPath.length - (parent?.tokens.length ?? 0);
     prefix = parentPath.slice(0, start + branch.atTokenIndex);
     const forked = parentPath[start + branch.atTokenIndex];
-    if (branch.forkToken !== null && forked !== undefined) {
+    if (branch.forkToken !== null) {
       const { token, text } = branch.forkToken;
-      prefix.push({
-        ...forked,
-        token,
-        text,
-        processed: choosing(forked.processed, token),
-        raw: choosing(forked.raw, token),
-      });
+      // After the parent's last token there is no distribution it was picked from: the token stays in
+      // the path all the same, with none.
+      prefix.push(
+        forked === undefined
+          ? { index: 0, token, text, processed: null, raw: null }
+          : {
+              ...forked,
+              token,
+              text,
+              processed: choosing(forked.processed, token),
+              raw: choosing(forked.raw, token),
+            },
+      );
     }
   }
   return [...prefix, ...branch.tokens].map((token, index) => ({ ...token, index }));

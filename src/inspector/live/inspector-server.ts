@@ -36,8 +36,9 @@ const startSchema = z
 const forkSchema = z
   .object({ atTokenIndex: z.number().int().min(0), token: z.number().int().min(0) })
   .strict();
+// No default for settings: absent, the re-sample keeps its branch's own settings.
 const resampleSchema = z
-  .object({ atTokenIndex: z.number().int().min(0), settings: samplerSettingsSchema.default({}) })
+  .object({ atTokenIndex: z.number().int().min(0), settings: samplerSettingsSchema.optional() })
   .strict();
 
 let pageTemplate: string | undefined;
@@ -68,11 +69,15 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   throw new InspectorRequestError(field, issue.message);
 }
 
+/** A branch id as written in a path or query: digits only ("1e0", "0x1", "01" are not ids). */
+function parseBranchId(text: string | undefined, field: string): number {
+  if (text === undefined || !/^[1-9][0-9]{0,8}$/.test(text))
+    throw new InspectorRequestError(field, "a branch id is a positive integer written in plain digits");
+  return Number(text);
+}
+
 function branchId(request: FastifyRequest): number {
-  const id = Number((request.params as { id: string }).id);
-  if (!Number.isInteger(id) || id < 1)
-    throw new InspectorRequestError("branchId", "a branch id is a positive integer", 404);
-  return id;
+  return parseBranchId((request.params as { id: string }).id, "branchId");
 }
 
 export async function startInspectorServer(options: InspectorServerOptions): Promise<InspectorServer> {
@@ -123,7 +128,7 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   app.get("/api/tree", async () => ({ branches: session.tree() }));
   app.post("/api/branches", async (request, reply) => {
     const { prompt, settings } = parse(startSchema, request.body);
-    return reply.code(201).send({ branch: session.start(prompt, settings) });
+    return reply.code(201).send({ branch: await session.start(prompt, settings) });
   });
   app.get("/api/branches/:id", async (request) => ({ branch: session.branch(branchId(request)) }));
   app.post("/api/branches/:id/fork", async (request, reply) => {
@@ -148,18 +153,25 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
     return { model: session.modelId, exportedAt: new Date().toISOString(), branches: session.tree() };
   });
   app.get("/api/export.html", async (request, reply) => {
-    const id = Number((request.query as { branch?: string }).branch ?? "1");
-    const branch = session.branch(Number.isInteger(id) ? id : -1);
+    const branch = session.branch(
+      parseBranchId((request.query as { branch?: string }).branch ?? "1", "branch"),
+    );
     const tokens = branchPath(treeMap(), branch.id);
+    const { logitBias, grammar, ...numeric } = branch.settings;
     const samplers = Object.fromEntries(
-      Object.entries(branch.settings).filter(([name, value]) => name !== "maxTokens" && value !== undefined),
+      Object.entries(numeric).filter(([name, value]) => name !== "maxTokens" && value !== undefined),
     ) as Record<string, number>;
+    // Shown verbatim, as the user gave them; the bias and the grammar as text.
+    const shown: Record<string, string | number> = { branch: branch.id, ...samplers };
+    if (logitBias !== undefined) shown.logitBias = JSON.stringify(logitBias);
+    if (grammar !== undefined) shown.grammar = grammar;
+    const chain = describeSamplerChain(samplers);
     const html = renderInspectorPage({
       title: `Tessera logits inspector — branch ${branch.id}`,
       modelId: session.modelId,
       prompt: branch.prompt,
-      settings: { branch: branch.id, ...samplers },
-      samplerChain: describeSamplerChain(samplers),
+      settings: shown,
+      samplerChain: samplerChainOf(chain, logitBias !== undefined, grammar !== undefined),
       generatedAt: new Date().toISOString(),
       topK: liveAlternatives,
       tokens,
@@ -179,6 +191,14 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
       await app.close();
     },
   };
+}
+
+/** llama.cpp's order: logit bias, penalties, grammar, then the truncations describeSamplerChain names. */
+function samplerChainOf(chain: string, logitBias: boolean, grammar: boolean): string {
+  const steps = chain.split(" → ");
+  if (grammar) steps.splice(steps[0]!.startsWith("penalties") ? 1 : 0, 0, "grammar");
+  if (logitBias) steps.unshift("logit bias");
+  return steps.join(" → ");
 }
 
 function streamEvents(

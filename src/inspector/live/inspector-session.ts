@@ -4,10 +4,14 @@
 
 import type { LlamaBranch } from "../../backends/llamacpp/branches/llama-branch.js";
 import { LlamaBranchPool } from "../../backends/llamacpp/branches/llama-branch-pool.js";
+import { GrammarError } from "../../backends/llamacpp/errors/grammar-error.js";
+import { InvalidForkError } from "../../backends/llamacpp/errors/invalid-fork-error.js";
+import { InvalidSamplerOptionError } from "../../backends/llamacpp/errors/invalid-sampler-option-error.js";
 import type { LlamaContext } from "../../backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../backends/llamacpp/llama-model.js";
 import { LogitsTraceBuilder } from "../../backends/llamacpp/logits-trace-builder.js";
 import type { TokenEvent } from "../../backends/llamacpp/token-stream.js";
+import { TesseraError } from "../../core/errors/tessera-error.js";
 import { InspectorRequestError } from "../errors/inspector-request-error.js";
 import { generateOptionsOf, liveAlternatives, type SamplerSettings } from "./inspector-settings.js";
 import { type LiveToken, liveToken } from "./live-token.js";
@@ -53,6 +57,29 @@ interface BranchRecord {
 
 const defaultMaxTokens = 48;
 
+/**
+ * What the engine refused before decoding, in the request's field names (by error kind, not class):
+ * an overflow is the prompt's fault for a new branch and the fork point's for a fork (the prefix up to
+ * it plus the token fill the sequence); a sampler option is its settings field.
+ */
+function requestErrorOf(error: unknown, overflowField: "prompt" | "atTokenIndex"): unknown {
+  if (!TesseraError.isInstance(error)) return error;
+  if (error.kind === "context-overflow") {
+    const problem =
+      overflowField === "prompt"
+        ? "the prompt does not fit one sequence of the context; shorten it or start tessera with a larger --context-size"
+        : "the tokens up to this point already fill the sequence; fork at an earlier token";
+    return new InspectorRequestError(overflowField, `${problem} (${error.message})`);
+  }
+  if (GrammarError.isInstance(error)) return new InspectorRequestError("settings.grammar", error.message);
+  if (InvalidSamplerOptionError.isInstance(error)) {
+    const name = /^[A-Za-z]+/.exec(error.optionName)?.[0] ?? error.optionName;
+    return new InspectorRequestError(`settings.${name}`, error.message);
+  }
+  if (InvalidForkError.isInstance(error)) return new InspectorRequestError("atTokenIndex", error.message);
+  return error;
+}
+
 export class InspectorSession {
   readonly model: LlamaModel;
   readonly modelId: string;
@@ -81,10 +108,20 @@ export class InspectorSession {
     return this.#decoder.decode(this.model.tokenToPiece(token, { special: true }));
   }
 
-  /** A new root branch from a prompt (continued as raw text: no chat template, every token visible). */
-  start(prompt: string, settings: SamplerSettings): BranchView {
+  /**
+   * A new root branch from a prompt (continued as raw text: no chat template, every token visible). Its
+   * generation starts before this returns, so a prompt over the context or a grammar that does not parse
+   * is refused here, naming the request field.
+   */
+  async start(prompt: string, settings: SamplerSettings): Promise<BranchView> {
     const tokens = this.model.tokenize(prompt);
     const branch = this.#pool.start(tokens, generateOptionsOf(settings));
+    try {
+      await branch.open();
+    } catch (error) {
+      await branch.close();
+      throw requestErrorOf(error, "prompt");
+    }
     return this.#track(
       branch,
       {
@@ -121,10 +158,15 @@ export class InspectorSession {
       throw new InspectorRequestError("token", `token ids go from 0 to ${this.model.vocabSize - 1}`);
     }
     const chosen = settings ?? parent.view.settings;
-    const branch = await this.#pool.fork(parent.branch, atTokenIndex, {
-      ...(token !== undefined && { token }),
-      options: generateOptionsOf(chosen),
-    });
+    let branch: LlamaBranch;
+    try {
+      branch = await this.#pool.fork(parent.branch, atTokenIndex, {
+        ...(token !== undefined && { token }),
+        options: generateOptionsOf(chosen),
+      });
+    } catch (error) {
+      throw requestErrorOf(error, "atTokenIndex");
+    }
     return this.#track(
       branch,
       {

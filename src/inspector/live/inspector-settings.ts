@@ -17,6 +17,21 @@ export const samplerSettingsSchema = z
     repeatPenalty: z.number().min(1e-6).max(1e6).optional(),
     seed: z.number().int().min(0).max(4294967294).optional(),
     maxTokens: z.number().int().min(1).max(4096).optional(),
+    // JSON has no -Infinity: "-inf" bans a token (the "cut by logit bias" mark); a finite bias only
+    // moves it, and removes it only when a later sampler then cuts it.
+    logitBias: z
+      .record(
+        z.string().regex(/^(0|[1-9][0-9]{0,8})$/, "keys are token ids written as plain integers"),
+        z.union([z.number().min(-1e30).max(1e30), z.literal("-inf")]),
+      )
+      .refine((bias) => Object.keys(bias).length <= 1024, "at most 1024 token ids")
+      .optional(),
+    // GBNF, parsed by llama.cpp when the branch starts (a grammar that does not parse is a 400 then).
+    grammar: z
+      .string()
+      .min(1)
+      .max(256 * 1024)
+      .optional(),
   })
   .strict();
 
@@ -51,12 +66,22 @@ function supportsCutBy(): boolean {
 
 export function generateOptionsOf(settings: SamplerSettings): BranchGenerateOptions {
   // Only the settings given: an absent sampler is not in the chain at all.
+  const { logitBias, ...rest } = settings;
   const samplers = Object.fromEntries(
-    Object.entries(settings).filter(([name, value]) => name !== "maxTokens" && value !== undefined),
+    Object.entries(rest).filter(([name, value]) => name !== "maxTokens" && value !== undefined),
   ) as BranchGenerateOptions;
+  const bias =
+    logitBias === undefined
+      ? undefined
+      : new Map(
+          Object.entries(logitBias).map(
+            ([token, value]) => [Number(token), value === "-inf" ? Number.NEGATIVE_INFINITY : value] as const,
+          ),
+        );
   // A small queue: a held branch decodes at most this many tokens ahead of what the page has read.
   return {
     ...samplers,
+    ...(bias !== undefined && { logitBias: bias }),
     logits: liveAlternatives,
     rawLogits: liveAlternatives,
     queueCapacity: 4,

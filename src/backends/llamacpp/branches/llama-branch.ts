@@ -104,6 +104,20 @@ export class LlamaBranch {
     return run;
   }
 
+  /**
+   * Starts the branch's generation now, without reading a token, so that what the engine refuses before
+   * decoding (a prompt over the context, a grammar that does not parse) is thrown here. Reads continue it.
+   */
+  open(): Promise<void> {
+    const run = this.#reading.then(async () => {
+      if (this.#closed)
+        throw new InvalidForkError(`Branch ${this.id} was closed; fork another branch instead.`);
+      if (this.#iterator === undefined && this.#finishReason === undefined) await this.#start();
+    });
+    this.#reading = run.catch(() => undefined);
+    return run;
+  }
+
   async #read(count: number, onEvent?: (event: TokenEvent, index: number) => void): Promise<TokenEvent[]> {
     if (this.#closed)
       throw new InvalidForkError(`Branch ${this.id} was closed; fork another branch instead.`);
