@@ -293,6 +293,7 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   config.ignoreEos = booleanOption(options, "ignoreEos", false);
   config.promptLogprobs = booleanOption(options, "promptLogprobs", false);
   config.reusePrefix = booleanOption(options, "reusePrefix", true);
+  config.tokenLogprobs = booleanOption(options, "tokenLogprobs", true);
   config.queueCapacity = static_cast<uint32_t>(std::max(1.0, numberOption(options, "queueCapacity", 32)));
 
   try {

@@ -50,7 +50,10 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     if (testhooks::value(testhooks::Point::throwInSampleKind) == 2) throw std::bad_alloc();
     throw std::runtime_error("injected by the throwInSample test hook");
   }
-  if (!allFinite(row, vocabSize_)) {
+  // One pass over the row for the finiteness check, its maximum (for the log-sum-exp) and its arg-max
+  // (the greedy token): this runs for every token, and separate passes cost ~10% of decode on small models.
+  const RowScan scan = scanRow(row, vocabSize_);
+  if (!scan.finite) {
     failJob(jobPointer, "ERR_NON_FINITE_LOGITS",
             "the model produced NaN or infinite logits at generated token " + std::to_string(job.generated) +
                 " (position " + std::to_string(job.position) +
@@ -71,10 +74,16 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
   // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
   const bool direct = !job.samplers.hasProcessing() &&
                       (!job.samplers.isDenseDraw() || job.samplers.denseTemperature() == 1.0f);
+  const bool greedyOnRow = direct && config.sampler.greedy && !job.samplers.isDenseDraw();
   // Every raw capture carries its log-sum-exp: one vectorized pass here, instead of a scalar one per
-  // token in JavaScript for full vectors.
+  // token in JavaScript for full vectors. On the greedy fast path nothing else reads it unless the
+  // token's logprob or a processed capture is asked for (tokenLogprobs: see docs/native.md).
   const bool needRawLogSumExp = config.raw.mode != CaptureMode::off;
-  const float rawLogSumExp = (direct || needRawLogSumExp) ? logSumExpDense(row, vocabSize_) : 0.0f;
+  const bool logSumExpUnused =
+      greedyOnRow && !config.tokenLogprobs && config.processed.mode == CaptureMode::off;
+  const float rawLogSumExp = (needRawLogSumExp || (direct && !logSumExpUnused))
+                                 ? logSumExpWithMaximum(row, vocabSize_, scan.maximum)
+                                 : 0.0f;
   slot.raw.logSumExp = rawLogSumExp;
 
   if (config.raw.mode == CaptureMode::topK) {
@@ -120,9 +129,9 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       std::memcpy(slot.processedFull.data(), processed, sizeof(float) * static_cast<size_t>(vocabSize_));
       slot.processed.logSumExp = processedLogSumExp;
     }
-  } else if (direct && config.sampler.greedy) {
-    // Greedy on untouched logits: no candidate array, no sort, one vectorized arg-max.
-    token = argMaxDense(row, vocabSize_);
+  } else if (greedyOnRow) {
+    // Greedy on untouched logits: no candidate array, no sort; the arg-max came with the scan above.
+    token = scan.argmax;
     chosenLogit = row[token];
     processedLogSumExp = rawLogSumExp;
     if (config.processed.mode == CaptureMode::topK) {
@@ -138,6 +147,9 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     }
   } else {
     auto& candidates = job.candidates;
+    // Allocated on the first token that takes this path (384 KB on a 32k vocabulary): the dense paths
+    // above never need it. A failed allocation ends the job with ERR_OUT_OF_MEMORY (sampleGuarded).
+    if (candidates.size() != static_cast<size_t>(vocabSize_)) candidates.resize(static_cast<size_t>(vocabSize_));
     for (int32_t id = 0; id < vocabSize_; id++) candidates[static_cast<size_t>(id)] = llama_token_data{id, row[id], 0.0f};
     llama_token_data_array array{candidates.data(), candidates.size(), -1, false};
     CutByRecorder* recorder = nullptr;
@@ -177,7 +189,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     chosenLogit = array.data[array.selected].logit;
   }
   slot.token = token;
-  slot.logprob = chosenLogit - processedLogSumExp;
+  slot.logprob = config.tokenLogprobs ? chosenLogit - processedLogSumExp : std::numeric_limits<float>::quiet_NaN();
   slot.raw.chosenLogit = row[token];
   slot.processed.chosenLogit = chosenLogit;
 

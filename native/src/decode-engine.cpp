@@ -260,7 +260,6 @@ bool DecodeEngine::startJob(DecodeJob& job) {
   job.promptCursor = reused;
   job.position = static_cast<int32_t>(reused);
   job.reusedPromptTokens = static_cast<int32_t>(reused);
-  if (!job.samplers.isDenseDraw()) job.candidates.resize(static_cast<size_t>(vocabSize_));
   if (job.config.recordCutBy && !job.samplers.isDenseDraw()) job.cutBy.prepare(vocabSize_);
   if (job.samplers.isDenseDraw() && job.samplers.denseTemperature() != 1.0f) {
     job.processedRow.resize(static_cast<size_t>(vocabSize_));

@@ -24,6 +24,9 @@ struct DecodeJobConfig {
   bool ignoreEos = false;
   bool promptLogprobs = false;
   bool reusePrefix = true;
+  // Each event's logprob (chosen logit minus the processed log-sum-exp); false leaves it NaN and lets
+  // greedy decoding without captures skip the log-sum-exp pass over the row.
+  bool tokenLogprobs = true;
   uint32_t queueCapacity = 32;
 };
 

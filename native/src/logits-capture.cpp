@@ -91,8 +91,9 @@ class TopKHeap {
 };
 }  // namespace
 
-float logSumExpDense(const float* row, int32_t size) {
-  const float maximum = maximumOf(row, size);
+float logSumExpDense(const float* row, int32_t size) { return logSumExpWithMaximum(row, size, maximumOf(row, size)); }
+
+float logSumExpWithMaximum(const float* row, int32_t size, float maximum) {
   if (maximum == negativeInfinity) return negativeInfinity;
   Float4 first = {0, 0, 0, 0};
   Float4 second = {0, 0, 0, 0};
@@ -170,6 +171,59 @@ bool allFinite(const float* row, int32_t size) {
   float total = accumulated[0] + accumulated[1] + accumulated[2] + accumulated[3];
   for (; index < size; index++) total += row[index] - row[index];
   return total == 0.0f;
+}
+
+RowScan scanRow(const float* row, int32_t size) {
+  // One pass instead of three (allFinite, then the maximum twice: for arg-max and for log-sum-exp).
+  // Two independent sets of lanes, so the compare-and-select chains overlap. Each lane keeps the first
+  // index holding its maximum (strictly greater replaces); merging takes the lowest index among equal
+  // maxima, so the result is the first largest entry, as argMaxDense. x - x is 0 for finite x and NaN
+  // for NaN or +-inf, and NaN survives the sum, exactly as in allFinite.
+  const Float4 lowest = {negativeInfinity, negativeInfinity, negativeInfinity, negativeInfinity};
+  Float4 check = {0, 0, 0, 0};
+  Float4 maximaA = lowest;
+  Float4 maximaB = lowest;
+  Int4 bestA = {0, 1, 2, 3};
+  Int4 bestB = {4, 5, 6, 7};
+  Int4 positionsA = {0, 1, 2, 3};
+  Int4 positionsB = {4, 5, 6, 7};
+  const Int4 step = {8, 8, 8, 8};
+  int32_t index = 0;
+  for (; index + 8 <= size; index += 8) {
+    const Float4 a = load4(row + index);
+    const Float4 b = load4(row + index + 4);
+    check += (a - a) + (b - b);
+    const Int4 greaterA = a > maximaA;
+    const Int4 greaterB = b > maximaB;
+    maximaA = greaterA ? a : maximaA;
+    maximaB = greaterB ? b : maximaB;
+    bestA = greaterA ? positionsA : bestA;
+    bestB = greaterB ? positionsB : bestB;
+    positionsA += step;
+    positionsB += step;
+  }
+  RowScan scan{true, negativeInfinity, 0};
+  bool found = false;
+  auto offer = [&scan, &found](float value, int32_t at) {
+    if (!found || value > scan.maximum || (value == scan.maximum && at < scan.argmax)) {
+      scan.maximum = value;
+      scan.argmax = at;
+      found = true;
+    }
+  };
+  if (index > 0) {
+    for (int lane = 0; lane < 4; lane++) {
+      offer(maximaA[lane], bestA[lane]);
+      offer(maximaB[lane], bestB[lane]);
+    }
+  }
+  float total = check[0] + check[1] + check[2] + check[3];
+  for (; index < size; index++) {
+    total += row[index] - row[index];
+    offer(row[index], index);
+  }
+  scan.finite = total == 0.0f;
+  return scan;
 }
 
 int32_t argMaxDense(const float* row, int32_t size) {

@@ -23,6 +23,8 @@ struct TopKCapture {
 
 // log(sum(exp(x))) over a dense row, in double for exactness; -inf entries contribute nothing.
 float logSumExpDense(const float* row, int32_t size);
+// The same with the row's maximum already known (from scanRow): one pass instead of two.
+float logSumExpWithMaximum(const float* row, int32_t size, float maximum);
 // NaN when a candidate is NaN or +inf (a broken row); -inf when every candidate was removed.
 float logSumExpCandidates(const llama_token_data_array& candidates);
 
@@ -32,6 +34,14 @@ void topKCandidates(const llama_token_data_array& candidates, int32_t k, TopKCap
 
 // True when no entry is NaN or infinite.
 bool allFinite(const float* row, int32_t size);
+// allFinite, the maximum and argMaxDense of a row in one pass (maximum and argmax are meaningless when
+// the row is not finite).
+struct RowScan {
+  bool finite;
+  float maximum;
+  int32_t argmax;
+};
+RowScan scanRow(const float* row, int32_t size);
 // Index of the first largest entry (what llama.cpp's greedy sampler picks).
 int32_t argMaxDense(const float* row, int32_t size);
 

@@ -136,6 +136,8 @@ export interface NativeGenerateOptions {
   readonly ignoreEos: boolean;
   readonly promptLogprobs: boolean;
   readonly reusePrefix: boolean;
+  /** Each event's logprob; false leaves it NaN (default true). See docs/native.md. */
+  readonly tokenLogprobs?: boolean;
   readonly queueCapacity: number;
 }
 

@@ -249,7 +249,13 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     try {
       for (const item of prepared) {
         // No signal here: the thunk listens to the caller's signal (once) and cancels the run's stream.
-        const tokenOptions = toTokenOptions(item.modelOptions, { grammar: item.grammar });
+        // tokenLogprobs off: nothing after the stream run reads an event's own logprob (logits traces,
+        // server logprobs and token signals use the captures' log-sum-exp), and greedy decoding without
+        // captures then skips a pass over the vocabulary per token (docs/native.md).
+        const tokenOptions = {
+          ...toTokenOptions(item.modelOptions, { grammar: item.grammar }),
+          tokenLogprobs: false,
+        };
         nativeStarts.push(performance.now());
         streams.push(loaded.context.generate(item.tokens, tokenOptions));
       }

@@ -95,6 +95,11 @@ export interface GenerateTokensOptions {
   readonly queueCapacity?: number;
   /** Reuse KV cells of a common prompt prefix already in a sequence. Default true. */
   readonly reusePrefix?: boolean;
+  /**
+   * Compute each event's `logprob`. Default true; false leaves it NaN and spares greedy decoding without
+   * captures a pass over the vocabulary per token (captured logits keep their own `logSumExp`).
+   */
+  readonly tokenLogprobs?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -120,6 +125,7 @@ const knownOptions: ReadonlySet<string> = new Set([
   "promptLogprobs",
   "queueCapacity",
   "reusePrefix",
+  "tokenLogprobs",
   "signal",
 ]);
 
@@ -310,6 +316,9 @@ export function resolveGenerateOptions(
     promptLogprobs:
       options.promptLogprobs === undefined ? false : checkBoolean("promptLogprobs", options.promptLogprobs),
     reusePrefix: options.reusePrefix === undefined ? true : checkBoolean("reusePrefix", options.reusePrefix),
+    ...(options.tokenLogprobs !== undefined && {
+      tokenLogprobs: checkBoolean("tokenLogprobs", options.tokenLogprobs),
+    }),
     queueCapacity,
   };
   if (grammar !== undefined && grammar.trim() === "") {

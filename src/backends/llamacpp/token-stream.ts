@@ -30,7 +30,10 @@ export interface TokenEvent {
   readonly bytes: Uint8Array;
   /** Text this token completes (streaming UTF-8 decoding; "" while a character is incomplete). */
   readonly text: string;
-  /** Log-probability of the token under the processed distribution (what the selector sampled from). */
+  /**
+   * Log-probability of the token under the processed distribution (what the selector sampled from);
+   * NaN when the generation was started with `tokenLogprobs: false`.
+   */
   readonly logprob: number;
   readonly logits?: TokenLogits;
   readonly rawLogits?: TokenLogits;

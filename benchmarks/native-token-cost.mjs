@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// The per-token cost of the native sampling step (issue 14), on the raw addon: decode tokens/s of this
+// build against another build (the commit before a change), side by side. tiny F32 model, 1 thread, one
+// sequence, 128 generated tokens after a 24-token prompt.
+//
+//   node benchmarks/native-token-cost.mjs --before /path/to/old/native/build/Release/tessera.node [--rounds 15]
+//     [--configurations greedy,greedy-logprobs,greedy-top20,chain] [--context '{"flashAttention":"off"}']
+//
+// Configurations: "greedy" is what the llama.cpp backend sends for greedy text without logits
+// (tokenLogprobs: false; an older build ignores the option and computes the logprob anyway);
+// "greedy-logprobs" keeps each event's logprob (the low-level API's default); "greedy-top20" captures
+// raw and processed top-20; "chain" samples through llama.cpp's candidate array (temperature 0.8,
+// top-k 40, top-p 0.95, min-p 0.05). Each round runs every variant once in a fresh child process, in an
+// order that alternates between rounds, so a noisy minute on a shared machine hits all alike; a figure is
+// the median over rounds, a ratio the median of the per-round ratios with its spread (min–max).
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const { values: flags } = parseArgs({
+  options: {
+    before: { type: "string" },
+    after: { type: "string", default: "native/build/Release/tessera.node" },
+    configurations: { type: "string", default: "greedy,greedy-logprobs,greedy-top20,chain" },
+    context: { type: "string", default: "{}" },
+    rounds: { type: "string", default: "15" },
+    runs: { type: "string", default: "5" },
+    tokens: { type: "string", default: "128" },
+    model: { type: "string", default: "models/tiny-f32.gguf" },
+    child: { type: "string" },
+  },
+});
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+const configurations = {
+  greedy: { greedy: true, tokenLogprobs: false },
+  "greedy-logprobs": { greedy: true },
+  "greedy-top20": { greedy: true, rawTopK: 20, processedTopK: 20 },
+  chain: { greedy: false, temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05 },
+};
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+async function child(spec) {
+  const { addonPath, configuration } = JSON.parse(spec);
+  const require = createRequire(import.meta.url);
+  const addon = require(resolve(addonPath));
+  // node-llama-cpp's prebuilt CPU libraries (what the TypeScript loader registers), found without dist/.
+  const platform = `${process.platform}-${process.arch}`;
+  addon.loadBackends(join(projectRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform));
+  const model = await addon.loadModel(resolve(flags.model), { gpuLayers: 0, useMmap: true }).promise;
+  const context = await model.createContext({
+    contextSize: 512,
+    batchSize: 64,
+    sequences: 1,
+    threads: 1,
+    batchThreads: 1,
+    unifiedKvCache: false,
+    ...JSON.parse(flags.context),
+  });
+  const tokens = Number(flags.tokens);
+  const rates = [];
+  const firsts = [];
+  for (let run = 0; run <= Number(flags.runs); run++) {
+    const prompt = Int32Array.from({ length: 24 }, (_, index) => 100 + ((index * 37 + run * 11) % 5000));
+    const started = performance.now();
+    const job = context.generate({
+      tokens: prompt,
+      seed: 7 + run,
+      ...configurations[configuration],
+      maxTokens: tokens,
+      ignoreEos: true,
+      promptLogprobs: false,
+      reusePrefix: false,
+      queueCapacity: 32,
+    });
+    let first = 0;
+    let count = 0;
+    for (;;) {
+      const batch = await job.pull(32);
+      if (count === 0 && batch.count > 0) first = performance.now();
+      count += batch.count;
+      if (batch.done) break;
+    }
+    const ended = performance.now();
+    if (run > 0) {
+      rates.push((count - 1) / ((ended - first) / 1000));
+      firsts.push(first - started);
+    }
+  }
+  context.dispose();
+  model.dispose();
+  console.log(JSON.stringify({ tokensPerSecond: median(rates), firstTokenMs: median(firsts) }));
+}
+
+if (flags.child !== undefined) {
+  await child(flags.child);
+} else {
+  if (flags.before === undefined) throw new Error("--before <path of the old tessera.node> is required");
+  const names = flags.configurations.split(",");
+  const variants = names.flatMap((configuration) => [
+    { name: `${configuration} before`, addonPath: flags.before, configuration },
+    { name: `${configuration} after`, addonPath: flags.after, configuration },
+  ]);
+  const results = Object.fromEntries(variants.map((variant) => [variant.name, []]));
+  for (let round = 0; round < Number(flags.rounds); round++) {
+    const order = round % 2 === 0 ? variants : [...variants].reverse();
+    for (const variant of order) {
+      const output = execFileSync(
+        process.execPath,
+        [
+          new URL(import.meta.url).pathname,
+          "--child",
+          JSON.stringify(variant),
+          "--runs",
+          flags.runs,
+          "--tokens",
+          flags.tokens,
+          "--model",
+          flags.model,
+          "--context",
+          flags.context,
+        ],
+        { encoding: "utf8" },
+      );
+      results[variant.name].push(JSON.parse(output.trim().split("\n").at(-1)));
+    }
+  }
+  for (const configuration of names) {
+    const before = results[`${configuration} before`];
+    const after = results[`${configuration} after`];
+    const ratios = after.map((value, index) => value.tokensPerSecond / before[index].tokensPerSecond);
+    const rate = (list) => median(list.map((value) => value.tokensPerSecond)).toFixed(0);
+    const first = (list) => median(list.map((value) => value.firstTokenMs)).toFixed(2);
+    console.log(
+      `${configuration}: before ${rate(before)} tokens/s (first token ${first(before)} ms), after ${rate(after)} ` +
+        `(${first(after)} ms): ${median(ratios).toFixed(3)} × before (per-round ratios ` +
+        `${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}, ${ratios.length} rounds)`,
+    );
+  }
+}
