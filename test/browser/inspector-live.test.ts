@@ -181,4 +181,37 @@ describe("the live inspector page in Chromium", () => {
     expect(foreign).toEqual([]);
     await page.close();
   });
+
+  it("labels a candidate that the page's logit bias banned", async () => {
+    const prompt = "Once upon a time, there was";
+    const plain = await session.start(prompt, { temperature: 1, seed: 5, maxTokens: 1 });
+    const favourite = (await session.settled(plain.id)).tokens[0]!.raw!.top[0]!.token!;
+    const { page, problems } = await openPage();
+    await page.fill("#prompt", prompt);
+    await page.fill("#s-temperature", "1");
+    await page.fill("#s-seed", "5");
+    await page.fill("#s-maxTokens", "4");
+    await page.fill("#s-logitBias", `${favourite}:-inf`);
+    await page.click("#generate");
+    const id = plain.id + 1;
+    await page.waitForFunction(
+      (branch) =>
+        (globalThis as unknown as PageGlobal).document
+          .querySelector(`.view[data-branch="${branch}"] .stats`)
+          ?.textContent?.startsWith("done") === true,
+      id,
+    );
+    expect(session.branch(id).settings.logitBias).toEqual({ [favourite]: "-inf" });
+    await page.click(`.view[data-branch="${id}"] .token[data-owner="${id}"][data-index="0"]`);
+    const row = await page.$eval(`#details .alt-row[data-token="${favourite}"]`, (element) => ({
+      removed: element.classList.contains("removed"),
+      cut: element.querySelector(".alt-cut")!.textContent!,
+    }));
+    expect(row.removed).toBe(true);
+    const nativeCutBy = session.branch(id).tokens[0]!.removedBy !== undefined;
+    expect(row.cut).toBe(nativeCutBy ? "logit-bias" : "—");
+    await page.screenshot({ path: join(artifacts, "inspector-live-logit-bias.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -33,8 +33,14 @@ export interface BranchView {
   finishReason: string | null;
   error: string | null;
   tokens: LiveToken[];
-  /** Prompt tokens whose cells the branch's first generation copied or kept (known once it ended or was released). */
+  /**
+   * Prompt tokens whose cells the branch's first generation copied or kept, and those it decoded (the
+   * rest of its prompt). Known once that generation ended or was given back: the engine reports them then.
+   * A fork usually decodes only its own token, but the engine copies from another sequence only when
+   * that saves at least 8 tokens over what the free sequence already holds, so up to 7 can be decoded.
+   */
   reusedPromptTokens: number | null;
+  decodedPromptTokens: number | null;
   promptTokens: number;
   /** True while the branch keeps its sequence (and so its KV cells). */
   held: boolean;
@@ -48,7 +54,10 @@ export type BranchEvent =
 
 interface BranchRecord {
   readonly branch: LlamaBranch;
-  readonly view: Omit<BranchView, "held" | "reusedPromptTokens" | "tokens" | "promptTokens">;
+  readonly view: Omit<
+    BranchView,
+    "held" | "reusedPromptTokens" | "decodedPromptTokens" | "tokens" | "promptTokens"
+  >;
   readonly tokens: LiveToken[];
   readonly listeners: Set<(event: BranchEvent) => void>;
   readonly requestedAt: number;
@@ -227,6 +236,7 @@ export class InspectorSession {
       tokens: record.tokens,
       held: record.branch.held,
       reusedPromptTokens: first?.reusedPromptTokens ?? null,
+      decodedPromptTokens: first === undefined ? null : first.promptTokens - first.reusedPromptTokens,
       promptTokens: record.branch.promptTokens.length,
     };
   }
@@ -241,6 +251,7 @@ export class InspectorSession {
       | "error"
       | "held"
       | "reusedPromptTokens"
+      | "decodedPromptTokens"
       | "tokens"
       | "promptTokens"
       | "firstTokenMs"
