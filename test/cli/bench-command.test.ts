@@ -171,6 +171,14 @@ describe("tessera bench strategies --quick", () => {
       expect(row.wallMs.count).toBe(2);
     }
     expect(json.rows[4].samples.median).toBe(2);
+    // The default model is the trained tiny-arith, given held-out problems in its own raw format: a
+    // checking rejection loop solves them (with the [INST]-shaped prompt it never saw, none was solved).
+    expect(json).toMatchObject({ model: "tiny-arith", untrained: false });
+    expect(json.settings.tasks).toEqual([
+      expect.stringMatching(/^sorting-\d{4}$/),
+      expect.stringMatching(/^sorting-\d{4}$/),
+    ]);
+    expect(json.rows[1].successRate).toBe(1);
     expect(json.batching.map((row: { mode: string }) => row.mode)).toEqual([
       "one sample",
       "best-of-2 batched (parallel sequences)",
