@@ -5,6 +5,13 @@
 //
 //   node benchmarks/native-token-cost.mjs --before /path/to/old/native/build/Release/tessera.node [--rounds 15]
 //     [--configurations greedy,greedy-logprobs,greedy-top20,chain] [--context '{"flashAttention":"off"}']
+//     [--before-context '{"flashAttention":"auto"}'] [--prompt-tokens 24] [--second-turn]
+//
+// --before-context gives the "before" variant its own context options (default: --context), so one build
+// can be compared with itself under two settings (--before native/build/Release/tessera.node). With
+// --prompt-tokens the prompt is that long (decode then runs at that depth); --second-turn measures a
+// second chat turn instead: the first turn's prompt and answer plus 16 new tokens, the history's cells
+// reused, so its first token is the prefill of those 16 tokens at depth.
 //
 // Configurations: "greedy" is what the llama.cpp backend sends for greedy text without logits
 // (tokenLogprobs: false; an older build ignores the option and computes the logprob anyway);
@@ -25,6 +32,9 @@ const { values: flags } = parseArgs({
     after: { type: "string", default: "native/build/Release/tessera.node" },
     configurations: { type: "string", default: "greedy,greedy-logprobs,greedy-top20,chain" },
     context: { type: "string", default: "{}" },
+    "before-context": { type: "string" },
+    "prompt-tokens": { type: "string", default: "24" },
+    "second-turn": { type: "boolean", default: false },
     rounds: { type: "string", default: "15" },
     runs: { type: "string", default: "5" },
     tokens: { type: "string", default: "128" },
@@ -49,7 +59,8 @@ function median(values) {
 }
 
 async function child(spec) {
-  const { addonPath, configuration } = JSON.parse(spec);
+  const { addonPath, configuration, contextOptions } = JSON.parse(spec);
+  const promptTokens = Number(flags["prompt-tokens"]);
   const require = createRequire(import.meta.url);
   const addon = require(resolve(addonPath));
   // node-llama-cpp's prebuilt CPU libraries (what the TypeScript loader registers), found without dist/.
@@ -57,19 +68,18 @@ async function child(spec) {
   addon.loadBackends(join(projectRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform));
   const model = await addon.loadModel(resolve(flags.model), { gpuLayers: 0, useMmap: true }).promise;
   const context = await model.createContext({
-    contextSize: 512,
-    batchSize: 64,
+    contextSize: promptTokens + 2 * Number(flags.tokens) + 64 <= 512 ? 512 : 2048,
+    batchSize: 512,
     sequences: 1,
     threads: 1,
     batchThreads: 1,
     unifiedKvCache: false,
-    ...JSON.parse(flags.context),
+    ...contextOptions,
   });
   const tokens = Number(flags.tokens);
   const rates = [];
   const firsts = [];
-  for (let run = 0; run <= Number(flags.runs); run++) {
-    const prompt = Int32Array.from({ length: 24 }, (_, index) => 100 + ((index * 37 + run * 11) % 5000));
+  const decode = async (prompt, run, reusePrefix) => {
     const started = performance.now();
     const job = context.generate({
       tokens: prompt,
@@ -78,21 +88,37 @@ async function child(spec) {
       maxTokens: tokens,
       ignoreEos: true,
       promptLogprobs: false,
-      reusePrefix: false,
+      reusePrefix,
       queueCapacity: 32,
     });
     let first = 0;
-    let count = 0;
+    const generated = [];
     for (;;) {
       const batch = await job.pull(32);
-      if (count === 0 && batch.count > 0) first = performance.now();
-      count += batch.count;
+      if (generated.length === 0 && batch.count > 0) first = performance.now();
+      generated.push(...batch.tokens);
       if (batch.done) break;
     }
     const ended = performance.now();
+    return {
+      generated,
+      rate: (generated.length - 1) / ((ended - first) / 1000),
+      firstTokenMs: first - started,
+    };
+  };
+  for (let run = 0; run <= Number(flags.runs); run++) {
+    const prompt = Int32Array.from(
+      { length: promptTokens },
+      (_, index) => 100 + ((index * 37 + run * 11) % 5000),
+    );
+    let measured = await decode(prompt, run, false);
+    if (flags["second-turn"]) {
+      const next = Int32Array.from({ length: 16 }, (_, index) => 200 + ((index * 13 + run) % 4000));
+      measured = await decode(Int32Array.from([...prompt, ...measured.generated, ...next]), run, true);
+    }
     if (run > 0) {
-      rates.push((count - 1) / ((ended - first) / 1000));
-      firsts.push(first - started);
+      rates.push(measured.rate);
+      firsts.push(measured.firstTokenMs);
     }
   }
   context.dispose();
@@ -105,9 +131,11 @@ if (flags.child !== undefined) {
 } else {
   if (flags.before === undefined) throw new Error("--before <path of the old tessera.node> is required");
   const names = flags.configurations.split(",");
+  const afterContext = JSON.parse(flags.context);
+  const beforeContext = JSON.parse(flags["before-context"] ?? flags.context);
   const variants = names.flatMap((configuration) => [
-    { name: `${configuration} before`, addonPath: flags.before, configuration },
-    { name: `${configuration} after`, addonPath: flags.after, configuration },
+    { name: `${configuration} before`, addonPath: flags.before, configuration, contextOptions: beforeContext },
+    { name: `${configuration} after`, addonPath: flags.after, configuration, contextOptions: afterContext },
   ]);
   const results = Object.fromEntries(variants.map((variant) => [variant.name, []]));
   for (let round = 0; round < Number(flags.rounds); round++) {
@@ -125,8 +153,9 @@ if (flags.child !== undefined) {
           flags.tokens,
           "--model",
           flags.model,
-          "--context",
-          flags.context,
+          "--prompt-tokens",
+          flags["prompt-tokens"],
+          ...(flags["second-turn"] ? ["--second-turn"] : []),
         ],
         { encoding: "utf8" },
       );

@@ -1,6 +1,9 @@
 // Public API of tessera. Every public name is listed explicitly, one block per layer.
 
-export type { NativeContextCounters as LlamaContextCounters } from "./backends/llamacpp/addon-types.js";
+export type {
+  FlashAttention,
+  NativeContextCounters as LlamaContextCounters,
+} from "./backends/llamacpp/addon-types.js";
 export type { ForkSource } from "./backends/llamacpp/branches/fork-prompt.js";
 export {
   type BranchGenerateOptions,

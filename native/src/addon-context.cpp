@@ -149,6 +149,18 @@ Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandl
   params.n_threads = threads;
   params.n_threads_batch = static_cast<int32_t>(numberOption(options, "batchThreads", threads));
   params.no_perf = true;
+  // Flash attention: "auto" is llama.cpp's default (on where the backend supports it); TypeScript passes
+  // its own default (docs/native.md: on this kind of CPU "auto" slowed decoding at depth).
+  const std::string flashAttention = stringOption(options, "flashAttention", "auto");
+  if (flashAttention == "on") {
+    params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_ENABLED;
+  } else if (flashAttention == "off") {
+    params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  } else if (flashAttention == "auto") {
+    params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_AUTO;
+  } else {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "flashAttention must be \"auto\", \"on\" or \"off\"");
+  }
   // 0 (the default) lets a prompt chunk fill the batch; TypeScript passes the micro-batch when a GPU runs layers.
   const double prefillChunkValue = numberOption(options, "prefillChunkSize", 0);
   if (!(prefillChunkValue >= 0 && prefillChunkValue <= 65536)) {

@@ -14,7 +14,9 @@ describe("raw logits compared with node-llama-cpp", () => {
 
   it("matches node-llama-cpp's next-token distribution for the same prompt", async () => {
     const prompt = model.tokenize("The capital of France is");
-    const context = await model.createContext({ contextSize: 256, threads: 1 });
+    // The same attention on both sides: node-llama-cpp defaults to "auto" (flash attention on, on the
+    // CPU), tessera to "off" there, and the two sum in different orders.
+    const context = await model.createContext({ contextSize: 256, threads: 1, flashAttention: "off" });
     const [ours] = await (async () => {
       const events = [];
       for await (const event of context.generate(prompt, {
@@ -30,7 +32,11 @@ describe("raw logits compared with node-llama-cpp", () => {
 
     const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" as never });
     const theirModel = await llama.loadModel({ modelPath: await resolveDefaultModel() });
-    const theirContext = await theirModel.createContext({ contextSize: 256, threads: 1 });
+    const theirContext = await theirModel.createContext({
+      contextSize: 256,
+      threads: 1,
+      flashAttention: false,
+    });
     try {
       const sequence = theirContext.getSequence();
       const evaluation = sequence.evaluateWithMetadata(

@@ -96,7 +96,12 @@ export interface NativeContextOptions {
   readonly unifiedKvCache: boolean;
   /** Most prompt tokens per decode step (abort is checked between steps); missing or 0 = batchSize. */
   readonly prefillChunkSize?: number;
+  /** llama.cpp's flash_attn_type; missing = "auto" (llama.cpp's default). */
+  readonly flashAttention?: FlashAttention;
 }
+
+/** Flash attention of a context: llama.cpp's choice ("auto": on where the backend supports it), on or off. */
+export type FlashAttention = "auto" | "on" | "off";
 
 export interface NativeContextInfo {
   readonly contextSize: number;

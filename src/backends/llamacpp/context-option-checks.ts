@@ -1,11 +1,11 @@
 // createContext's option checks. Each bound stands for a llama.cpp assertion or failure that our
 // options reach (docs/native-assertions.md); everything here runs before any native call.
 import { totalmem } from "node:os";
-import type { NativeContextOptions, NativeModelMetadata } from "./addon-types.js";
+import type { FlashAttention, NativeContextOptions, NativeModelMetadata } from "./addon-types.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import type { LlamaContextOptions } from "./llama-context.js";
 import { maximumContextCells, maximumMicroBatch, maximumSequences, maximumThreads } from "./native-limits.js";
-import { checkBoolean, checkInteger, rejectUnknownOptions } from "./native-option-checks.js";
+import { checkBoolean, checkChoice, checkInteger, rejectUnknownOptions } from "./native-option-checks.js";
 import { physicalCoreCount } from "./native-thread-count.js";
 
 const contextOptionNames: ReadonlySet<string> = new Set([
@@ -15,7 +15,10 @@ const contextOptionNames: ReadonlySet<string> = new Set([
   "threads",
   "unifiedKvCache",
   "prefillChunkSize",
+  "flashAttention",
 ]);
+
+const flashAttentionChoices: readonly FlashAttention[] = ["auto", "on", "off"];
 
 export function resolveContextOptions(
   options: LlamaContextOptions,
@@ -90,6 +93,16 @@ export function resolveContextOptions(
         ? Math.min(batchSize, maximumMicroBatch)
         : batchSize
       : Math.min(checkInteger("prefillChunkSize", options.prefillChunkSize, 1, 1 << 16), batchSize);
+  // On the CPU, llama.cpp's "auto" turns flash attention on: a prompt prefilled from empty gets faster,
+  // but decoding at depth ~512 was ~1.5× slower and a second chat turn's first token ~10× slower on the
+  // tiny model (docs/native.md, docs/benchmarks.md). Off on the CPU, as node-llama-cpp; llama.cpp
+  // decides where a GPU runs layers.
+  const flashAttention =
+    options.flashAttention === undefined
+      ? gpuLayers > 0
+        ? "auto"
+        : "off"
+      : checkChoice("flashAttention", options.flashAttention, flashAttentionChoices);
   return {
     contextSize,
     batchSize,
@@ -98,6 +111,7 @@ export function resolveContextOptions(
     batchThreads: threads,
     unifiedKvCache,
     prefillChunkSize,
+    flashAttention,
   };
 }
 

@@ -1,5 +1,6 @@
 import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
 import type {
+  FlashAttention,
   NativeContext,
   NativeContextCounters,
   NativeContextInfo,
@@ -46,6 +47,12 @@ export interface LlamaContextOptions {
    * layers, else batchSize.
    */
   readonly prefillChunkSize?: number;
+  /**
+   * Flash attention: "auto" (llama.cpp decides: on where the backend supports it), "on" or "off".
+   * Default: "off" on the CPU (there it made decoding at depth and a second chat turn's first token
+   * slower, though a long prompt from empty prefills faster), "auto" when the model has GPU layers.
+   */
+  readonly flashAttention?: FlashAttention;
 }
 
 /** Options of LlamaContext.fork: the generation's options plus the token to continue after. */
@@ -62,13 +69,15 @@ export class LlamaContext implements AsyncDisposable {
   readonly #native: NativeContext;
   readonly #vocabSize: number;
   readonly #info: NativeContextInfo;
+  readonly #flashAttention: FlashAttention;
   #disposed = false;
   #running = 0;
 
   /** @internal Created by LlamaModel.createContext. */
-  constructor(native: NativeContext, vocabSize: number) {
+  constructor(native: NativeContext, vocabSize: number, flashAttention: FlashAttention = "auto") {
     this.#native = native;
     this.#vocabSize = vocabSize;
+    this.#flashAttention = flashAttention;
     this.#info = native.getInfo();
   }
 
@@ -92,6 +101,10 @@ export class LlamaContext implements AsyncDisposable {
   }
   get threads(): number {
     return this.#info.threads;
+  }
+  /** The flash attention setting the context was created with ("auto" leaves the choice to llama.cpp). */
+  get flashAttention(): FlashAttention {
+    return this.#flashAttention;
   }
   /** Generations started and not yet finished or left. */
   get runningGenerations(): number {

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { resolveDefaultModel, resolveModel } from "../../gguf/default-model.js";
+import type { FlashAttention } from "./addon-types.js";
 import {
   builtinChatTemplates,
   fallbackChatTemplateName,
@@ -25,6 +26,7 @@ export interface LlamaLoadSettings {
   readonly threads?: number | undefined;
   readonly contextSize?: number | undefined;
   readonly batchSize?: number | undefined;
+  readonly flashAttention?: FlashAttention | undefined;
   readonly chatTemplate?: string | undefined;
 }
 
@@ -43,6 +45,7 @@ export async function loadLlama(settings: LlamaLoadSettings): Promise<LoadedLlam
       ...(settings.threads !== undefined && { threads: settings.threads }),
       ...(settings.contextSize !== undefined && { contextSize: settings.contextSize }),
       ...(settings.batchSize !== undefined && { batchSize: settings.batchSize }),
+      ...(settings.flashAttention !== undefined && { flashAttention: settings.flashAttention }),
     });
     const metadata = model.metadata;
     return {

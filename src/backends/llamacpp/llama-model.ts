@@ -203,7 +203,7 @@ export class LlamaModel implements AsyncDisposable {
     } catch (error) {
       throw translateContextError(error, resolved.contextSize);
     }
-    return new LlamaContext(native, this.vocabSize);
+    return new LlamaContext(native, this.vocabSize, resolved.flashAttention);
   }
 
   /** Disposes every context of this model (their generations end with "abort"), then frees the weights. */

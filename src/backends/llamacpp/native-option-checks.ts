@@ -68,6 +68,14 @@ export function checkBoolean(name: string, value: unknown): boolean {
   return value;
 }
 
+export function checkChoice<T extends string>(name: string, value: unknown, choices: readonly T[]): T {
+  if (typeof value !== "string" || !(choices as readonly string[]).includes(value)) {
+    const listed = choices.map((choice) => JSON.stringify(choice)).join(", ");
+    throw new InvalidSamplerOptionError(name, `one of ${listed}`, value);
+  }
+  return value as T;
+}
+
 export function checkString(name: string, value: unknown): string {
   if (typeof value !== "string") throw new InvalidSamplerOptionError(name, "a string", value);
   return value;
