@@ -1,7 +1,8 @@
 // The flags every generating command shares: which model, how many threads, and the sampler. They map
 // one to one onto ModelOptions, which the backend validates again (so a bad combination still fails
 // before any work, with the backend's typed error).
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import type { FlashAttention } from "../backends/llamacpp/addon-types.js";
 import type { ModelOptions } from "../core/model-options.js";
 import { modelPresetNames } from "../gguf/model-presets.js";
 import { trainedPresetNames } from "../gguf/trained-presets.js";
@@ -12,6 +13,7 @@ export interface ModelFlags {
   model?: string;
   threads?: number;
   contextSize?: number;
+  flashAttn?: FlashAttention;
   temperature?: number;
   topK?: number;
   topP?: number;
@@ -39,6 +41,7 @@ export function addModelFlags(command: Command, defaults: { maxTokens: number })
       )
       .option("--threads <n>", "CPU threads (default: physical cores)", integerArgument(1, 512))
       .option("--context-size <n>", "tokens of context (prompt + answer)", integerArgument(16))
+      .addOption(flashAttentionOption())
       .option("-n, --max-tokens <n>", "most tokens to generate", integerArgument(1), defaults.maxTokens)
       .option("-t, --temperature <t>", "sampling temperature; 0 = greedy", numberArgument(0))
       .option("--top-k <k>", "keep the k most likely tokens (0 = off)", integerArgument(0))
@@ -62,6 +65,14 @@ export function addModelFlags(command: Command, defaults: { maxTokens: number })
       .option("--system <prompt>", "system prompt")
       .option("--ignore-eos", "keep generating past the end-of-generation token")
   );
+}
+
+/** --flash-attn, shared with serve: the context's flashAttention (LlamaContextOptions). */
+export function flashAttentionOption(): Option {
+  return new Option(
+    "--flash-attn <mode>",
+    "flash attention: auto, on or off (default: off on the CPU, where it slows decoding at depth; auto with GPU layers)",
+  ).choices(["auto", "on", "off"]);
 }
 
 /** The ModelOptions the flags ask for (unset flags are left out, so backend defaults apply). */

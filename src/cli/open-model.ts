@@ -2,6 +2,7 @@
 // (the 1B and 8B shapes take a while to write), then the llama.cpp backend on it.
 
 import { existsSync } from "node:fs";
+import type { FlashAttention } from "../backends/llamacpp/addon-types.js";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
 import { type PresetGeneration, resolveModel } from "../gguf/default-model.js";
 import { readGgufFile } from "../gguf/gguf-reader.js";
@@ -103,6 +104,7 @@ export interface OpenBackendOptions {
   model?: string;
   threads?: number;
   contextSize?: number;
+  flashAttn?: FlashAttention;
   quiet?: boolean;
 }
 
@@ -116,5 +118,6 @@ export async function openBackend(options: OpenBackendOptions): Promise<LlamaCpp
     ...(options.model === undefined && { modelId: defaultCliModel }),
     ...(options.threads !== undefined && { threads: options.threads }),
     ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
+    ...(options.flashAttn !== undefined && { flashAttention: options.flashAttn }),
   });
 }

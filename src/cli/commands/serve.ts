@@ -3,10 +3,12 @@
 import { lookup } from "node:dns/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import type { FlashAttention } from "../../backends/llamacpp/addon-types.js";
 import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import { startTesseraServer } from "../../server/create-server.js";
 import { defaultCliModel } from "../default-models.js";
 import { UnknownHostError } from "../errors/unknown-host-error.js";
+import { flashAttentionOption } from "../model-flags.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 
@@ -20,6 +22,7 @@ interface ServeFlags {
   queue: number;
   threads?: number;
   contextSize?: number;
+  flashAttn?: FlashAttention;
   maxBodyBytes: number;
 }
 
@@ -38,6 +41,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     ...(preset && { modelId: flags.model ?? defaultCliModel }),
     ...(flags.threads !== undefined && { threads: flags.threads }),
     ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
+    ...(flags.flashAttn !== undefined && { flashAttention: flags.flashAttn }),
   });
   let server: Awaited<ReturnType<typeof startTesseraServer>>;
   try {
@@ -122,6 +126,7 @@ export function registerServeCommand(program: Command): void {
     .option("--queue <n>", "requests that may wait for a slot before 503", integerArgument(0, 100_000), 32)
     .option("--threads <n>", "CPU threads for llama.cpp", integerArgument(1, 1024))
     .option("--context-size <n>", "tokens per sequence (prompt + output)", integerArgument(16))
+    .addOption(flashAttentionOption())
     .option("--max-body-bytes <n>", "largest request body", integerArgument(1024), 16 * 1024 * 1024)
     .action(async (flags: ServeFlags) => {
       await serve(flags);
