@@ -32,10 +32,11 @@ export const trainedPresets = {
     fileName: "tiny-text.gguf",
     description: "character-level model trained on English text (Debian's fortunes package)",
     task: "text",
-    // Two runs: the second resumes the first (a fresh optimizer, a second warm-up and cosine decay).
+    // Three runs, each resuming the last (a fresh optimizer, its own warm-up and cosine decay).
     command:
       "tessera models train tiny-char --corpus fortunes --epochs 2 --lr 3e-3 --warmup 100 --threads 1 --seed 1 --out /tmp/tiny-text-1.gguf && " +
-      "tessera models train tiny-char --resume /tmp/tiny-text-1.gguf --corpus fortunes --epochs 2 --lr 2e-3 --warmup 100 --threads 1 --seed 2 --out models/tiny-text.gguf",
+      "tessera models train tiny-char --resume /tmp/tiny-text-1.gguf --corpus fortunes --epochs 2 --lr 2e-3 --warmup 100 --threads 1 --seed 2 --out /tmp/tiny-text-2.gguf && " +
+      "tessera models train tiny-char --resume /tmp/tiny-text-2.gguf --corpus fortunes --epochs 2 --lr 1.5e-3 --warmup 100 --threads 1 --seed 3 --out models/tiny-text.gguf",
   },
 } as const satisfies Record<string, TrainedPreset>;
 
