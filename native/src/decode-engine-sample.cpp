@@ -50,9 +50,23 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     if (testhooks::value(testhooks::Point::throwInSampleKind) == 2) throw std::bad_alloc();
     throw std::runtime_error("injected by the throwInSample test hook");
   }
+  const auto& config = job.config;
+  // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
+  const bool direct = !job.samplers.hasProcessing() &&
+                      (!job.samplers.isDenseDraw() || job.samplers.denseTemperature() == 1.0f);
+  const bool greedyOnRow = direct && config.sampler.greedy && !job.samplers.isDenseDraw();
+  // Every raw capture carries its log-sum-exp: one vectorized pass here, instead of a scalar one per
+  // token in JavaScript for full vectors. On the greedy fast path nothing else reads it unless the
+  // token's logprob or a processed capture is asked for (tokenLogprobs: see docs/native.md).
+  const bool needRawLogSumExp = config.raw.mode != CaptureMode::off;
+  const bool logSumExpUnused =
+      greedyOnRow && !config.tokenLogprobs && config.processed.mode == CaptureMode::off;
+  const bool computeLogSumExp = needRawLogSumExp || (direct && !logSumExpUnused);
   // One pass over the row for the finiteness check, its maximum (for the log-sum-exp) and its arg-max
-  // (the greedy token): this runs for every token, and separate passes cost ~10% of decode on small models.
-  const RowScan scan = scanRow(row, vocabSize_);
+  // (the greedy token): separate passes cost ~10% of decode on small models. The sampler chain needs
+  // neither, so it keeps the cheaper check alone.
+  const RowScan scan = greedyOnRow || computeLogSumExp ? scanRow(row, vocabSize_)
+                                                       : RowScan{allFinite(row, vocabSize_), 0.0f, 0};
   if (!scan.finite) {
     failJob(jobPointer, "ERR_NON_FINITE_LOGITS",
             "the model produced NaN or infinite logits at generated token " + std::to_string(job.generated) +
@@ -70,20 +84,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     nextSlot = &job.events.nextSlotLocked();
   }
   EventSlot& slot = *nextSlot;
-  const auto& config = job.config;
-  // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
-  const bool direct = !job.samplers.hasProcessing() &&
-                      (!job.samplers.isDenseDraw() || job.samplers.denseTemperature() == 1.0f);
-  const bool greedyOnRow = direct && config.sampler.greedy && !job.samplers.isDenseDraw();
-  // Every raw capture carries its log-sum-exp: one vectorized pass here, instead of a scalar one per
-  // token in JavaScript for full vectors. On the greedy fast path nothing else reads it unless the
-  // token's logprob or a processed capture is asked for (tokenLogprobs: see docs/native.md).
-  const bool needRawLogSumExp = config.raw.mode != CaptureMode::off;
-  const bool logSumExpUnused =
-      greedyOnRow && !config.tokenLogprobs && config.processed.mode == CaptureMode::off;
-  const float rawLogSumExp = (needRawLogSumExp || (direct && !logSumExpUnused))
-                                 ? logSumExpWithMaximum(row, vocabSize_, scan.maximum)
-                                 : 0.0f;
+  const float rawLogSumExp = computeLogSumExp ? logSumExpWithMaximum(row, vocabSize_, scan.maximum) : 0.0f;
   slot.raw.logSumExp = rawLogSumExp;
 
   if (config.raw.mode == CaptureMode::topK) {
