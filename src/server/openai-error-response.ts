@@ -76,7 +76,7 @@ const answerOfKind: Readonly<Record<ErrorKind, KindAnswer | null>> = {
  * are known here); unknown errors are a 500 without internals.
  */
 export function toErrorResponse(error: unknown, limits: ServerLimits = {}): ErrorResponse {
-  const answer = TesseraError.isInstance(error) ? answerOfKind[error.kind] : null;
+  const answer = TesseraError.isInstance(error) ? answerOfKindOf(error) : null;
   if (TesseraError.isInstance(error) && answer !== null) {
     const { status, type, param, code } = answer;
     const headers: Record<string, string> = error.kind === "busy" ? { "retry-after": "1" } : {};
@@ -90,8 +90,22 @@ export function toErrorResponse(error: unknown, limits: ServerLimits = {}): Erro
   }
   const framework = frameworkRefusal(error, limits);
   if (framework !== null) return framework;
-  const message = error instanceof Error ? error.message : String(error);
+  const message =
+    error instanceof Error
+      ? error.message
+      : error === null || error === undefined
+        ? `it was thrown ${String(error)} instead of an error (a bug in the backend)`
+        : String(error);
   return response(500, `The generation failed: ${message}`, "server_error", null, "internal_error");
+}
+
+/**
+ * The answer for an error's kind; null (an internal 500) for a kind outside the union: a subclass that set
+ * a wrong one, or a TesseraError from an older copy of the package (recognised by its marker) with none.
+ */
+function answerOfKindOf(error: TesseraError): KindAnswer | null {
+  const kind: unknown = error.kind;
+  return typeof kind === "string" && Object.hasOwn(answerOfKind, kind) ? answerOfKind[kind as ErrorKind] : null;
 }
 
 /**
@@ -133,6 +147,8 @@ function requestTermsMessage(error: TesseraError): string {
  * its FST_ERR_* codes and messages are the framework's internals, not something a client can act on.
  */
 function frameworkRefusal(error: unknown, limits: ServerLimits): ErrorResponse | null {
+  // Anything can be thrown, null and undefined included: only an object can be the framework's refusal.
+  if (typeof error !== "object" || error === null) return null;
   const fastifyError = error as { statusCode?: unknown; code?: unknown; message?: unknown };
   const status = fastifyError.statusCode;
   if (typeof status !== "number" || status < 400 || status >= 500) return null;

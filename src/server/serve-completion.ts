@@ -5,7 +5,7 @@ import type { StreamPart } from "../core/stream-part.js";
 import { buildCompletionUsage } from "../messages/openai/completion-usage.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
-import { type ServerLimits, toErrorResponse } from "./openai-error-response.js";
+import { type OpenAIErrorBody, type ServerLimits, toErrorResponse } from "./openai-error-response.js";
 import {
   choiceExtras,
   finishReason,
@@ -184,14 +184,35 @@ async function streamAnswer(
   } catch (error) {
     // Mid-stream failure: the text that arrived with it, an error event and no [DONE], so clients know
     // the output is incomplete.
-    const rest = (thunk.value ?? "").slice(pulled);
-    pulled += rest.length;
-    if (rest.length > 0 && !(await sendDelta({ text: rest }, null))) return;
-    await writer.send(toErrorResponse(error).body);
-    writer.end();
+    // The stream ends whatever happens here (the client gone, a mapping that throws): a response left open
+    // hangs the client.
+    try {
+      const rest = (thunk.value ?? "").slice(pulled);
+      pulled += rest.length;
+      if (rest.length > 0 && !(await sendDelta({ text: rest }, null))) return;
+      await writer.send(errorBody(error));
+    } finally {
+      writer.end();
+    }
   } finally {
     // Leaving early (client gone) must not leave the generation running.
     await iterator.return?.();
+  }
+}
+
+/** The error event's body; should the mapping itself fail, a plain internal error still tells the client. */
+function errorBody(error: unknown): OpenAIErrorBody {
+  try {
+    return toErrorResponse(error).body;
+  } catch {
+    return {
+      error: {
+        message: "The generation failed, and its error could not be reported.",
+        type: "server_error",
+        param: null,
+        code: "internal_error",
+      },
+    };
   }
 }
 

@@ -114,4 +114,19 @@ describe("the server's answer to a library error", () => {
     expect(limited.kind).toBe("busy");
     expect(answer(limited).status).toBe(503);
   });
+
+  it("answers a kind outside the union, or none, as an internal 500 (review of issue 13)", () => {
+    // A TesseraError from an older copy of the package: recognised by its marker, without a kind.
+    const older = Object.assign(new Error("older copy failed"), { [Symbol.for("tessera.error")]: true });
+    expect(TesseraError.isInstance(older)).toBe(true);
+    expect(answer(older)).toMatchObject({ status: 500, code: "internal_error" });
+    expect(answer(older).message).toContain("older copy failed");
+    const odd = new ForeignBackendError("weird-kind" as ErrorKind, "Odd.");
+    expect(answer(odd)).toMatchObject({ status: 500, message: "The generation failed: Odd." });
+    // Inherited properties of a plain object are not kinds either.
+    expect(answer(new ForeignBackendError("toString" as ErrorKind, "Odd.")).status).toBe(500);
+    for (const thrown of [null, undefined]) {
+      expect(answer(thrown)).toMatchObject({ status: 500, type: "server_error", code: "internal_error" });
+    }
+  });
 });

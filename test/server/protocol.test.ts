@@ -2,6 +2,8 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import type { AbstractTool } from "../../src/core/abstract-tool.js";
 import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
+import type { ErrorKind } from "../../src/core/errors/error-kind.js";
+import { TesseraError } from "../../src/core/errors/tessera-error.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
 import { ClientSideToolError } from "../../src/server/index.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
@@ -266,4 +268,71 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
     expect(text).toBe("partial answer");
     expect((error as Error).message).toContain("decoder exploded");
   });
+});
+
+/** A TesseraError from some other copy or subclass with a kind outside the union (or none at all). */
+class StrangeKindError extends TesseraError {
+  override readonly kind = "weird-kind" as unknown as ErrorKind;
+}
+
+/** Read a streamed answer's raw SSE text; a hang fails the test at the timeout instead of passing. */
+async function streamedBody(url: string): Promise<string> {
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "scripted-model", messages: hello, stream: true }),
+    signal: AbortSignal.timeout(5000),
+  });
+  expect(response.status).toBe(200);
+  return await response.text();
+}
+
+describe("tessera serve ends every stream, whatever the failure (review of issue 13)", () => {
+  it("answers an error whose kind is outside the union as an internal 500", async () => {
+    const { client } = await serve([{ text: "", throwOnCall: new StrangeKindError("the secret detail") }]);
+    const error = await client.chat.completions
+      .create({ model: "scripted-model", messages: hello })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as InstanceType<typeof OpenAI.InternalServerError>).code).toBe("internal_error");
+    expect((error as Error).message).toContain("the secret detail");
+    expect((error as Error).message).not.toContain("Cannot read");
+  });
+
+  it("ends the stream with an error event when a mid-stream error has an unknown kind", async () => {
+    const failWith = new StrangeKindError("odd failure");
+    const { server } = await serve([{ text: "partial", chunks: ["par", "tial"], failWith }]);
+    const body = await streamedBody(server.url);
+    expect(body).toContain('"content":"par"');
+    expect(body).toContain("odd failure");
+    expect(body).toContain('"code":"internal_error"');
+    expect(body).not.toContain("[DONE]");
+  }, 10_000);
+
+  it("ends the stream with an error event when the generation fails with null", async () => {
+    const { server } = await serve([{ text: "partial", chunks: ["par", "tial"], failWith: null }]);
+    const body = await streamedBody(server.url);
+    expect(body).toContain('"code":"internal_error"');
+    expect(body).not.toContain("[DONE]");
+  }, 10_000);
+
+  it("ends the stream even when the error cannot be mapped (a getter that throws)", async () => {
+    const failWith = {
+      get statusCode(): number {
+        throw new Error("a hostile getter");
+      },
+    };
+    const { server } = await serve([{ text: "partial", chunks: ["par", "tial"], failWith }]);
+    const body = await streamedBody(server.url);
+    expect(body).toContain('"code":"internal_error"');
+    expect(body).not.toContain("[DONE]");
+  }, 10_000);
+
+  it("answers a thrown null before the stream starts as an internal 500", async () => {
+    const { client } = await serve([{ text: "", throwOnCall: null }]);
+    const error = await client.chat.completions
+      .create({ model: "scripted-model", messages: hello })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+  }, 10_000);
 });
