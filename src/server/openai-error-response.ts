@@ -105,7 +105,9 @@ export function toErrorResponse(error: unknown, limits: ServerLimits = {}): Erro
  */
 function answerOfKindOf(error: TesseraError): KindAnswer | null {
   const kind: unknown = error.kind;
-  return typeof kind === "string" && Object.hasOwn(answerOfKind, kind) ? answerOfKind[kind as ErrorKind] : null;
+  return typeof kind === "string" && Object.hasOwn(answerOfKind, kind)
+    ? answerOfKind[kind as ErrorKind]
+    : null;
 }
 
 /**
