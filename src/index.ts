@@ -231,6 +231,7 @@ export {
   ThunkAlreadyIteratedError,
   ThunkNotStartedError,
   ThunkProducerError,
+  ThunkSourceError,
   type TokenUsage,
   ToolArgumentsError,
   type ToolCallPart,

@@ -40,6 +40,7 @@ export { ThunkAlreadyComputedError } from "./errors/thunk-already-computed-error
 export { ThunkAlreadyIteratedError } from "./errors/thunk-already-iterated-error.js";
 export { ThunkNotStartedError } from "./errors/thunk-not-started-error.js";
 export { ThunkProducerError } from "./errors/thunk-producer-error.js";
+export { ThunkSourceError } from "./errors/thunk-source-error.js";
 export { ToolArgumentsError } from "./errors/tool-arguments-error.js";
 export { UnknownModelOptionError } from "./errors/unknown-model-option-error.js";
 export { UnsupportedInputError } from "./errors/unsupported-input-error.js";

@@ -10,6 +10,7 @@ import { ThunkAlreadyComputedError } from "./errors/thunk-already-computed-error
 import { ThunkAlreadyIteratedError } from "./errors/thunk-already-iterated-error.js";
 import { ThunkNotStartedError } from "./errors/thunk-not-started-error.js";
 import { ThunkProducerError } from "./errors/thunk-producer-error.js";
+import { ThunkSourceError } from "./errors/thunk-source-error.js";
 import type { GenerateLog } from "./generate-log.js";
 import { GenerateType } from "./generate-type.js";
 import { GenerationMetadata } from "./generation-metadata.js";
@@ -77,6 +78,9 @@ export class ModelOutputThunk<T = string> {
   #cancelled = false;
   #failed = false;
   #failure: unknown = null;
+  // The caller's signal fired: the thunk will fail with this once its reader reaches the end of the queue,
+  // but the generation has ended now, so observers see it at once.
+  #abortFailure: unknown = null;
   #producerStarted = false;
   // The one buffer between a backend and the reader: the backend's source is pulled only while it has room.
   readonly #queue = new BoundedChunkQueue<StreamPart>();
@@ -124,7 +128,7 @@ export class ModelOutputThunk<T = string> {
 
   /** The error the generation failed with (hard failure), or null. */
   get failure(): unknown {
-    return this.#failed ? this.#failure : null;
+    return this.#failed ? this.#failure : this.#abortFailure;
   }
 
   /**
@@ -157,11 +161,26 @@ export class ModelOutputThunk<T = string> {
   consume(source: StreamPartSource, options: ConsumeOptions = {}): void {
     if (this.#producerStarted) throw new ThunkProducerError("it already has a source");
     if (this.#computed) throw new ThunkProducerError("it is already computed");
+    const { capacity } = options;
+    // Checked before anything starts: a refused call leaves the thunk as it was, not waiting forever.
+    if (capacity !== undefined && (!Number.isInteger(capacity) || capacity < 1)) {
+      throw new ThunkProducerError(
+        `the capacity option must be a positive integer but is ${String(capacity)}`,
+        "Pass a capacity of 1 or more, or leave it out for the default (16).",
+      );
+    }
     this.#producerStarted = true;
-    if (options.capacity !== undefined) this.#queue.capacity = options.capacity;
+    if (capacity !== undefined) this.#queue.capacity = capacity;
     this.generateType = GenerateType.async;
     const startedAt = options.startedAt ?? performance.now();
-    const parts = source(this.#abortController.signal);
+    let parts: AsyncIterable<StreamPart>;
+    try {
+      parts = source(this.#abortController.signal);
+    } catch (error) {
+      // A source that throws before returning its stream fails the thunk like one that throws later.
+      this.#queue.finish({ kind: "fail", error });
+      return;
+    }
     const callerSignal = options.signal;
     if (callerSignal !== undefined) {
       const onAbort = () => this.#abortByCaller(callerSignal.reason);
@@ -359,6 +378,10 @@ export class ModelOutputThunk<T = string> {
   async #pump(parts: AsyncIterable<StreamPart>, startedAt: number): Promise<void> {
     const queue = this.#queue;
     let iterator: AsyncIterator<StreamPart> | null = null;
+    // The finish part closes the output: parts after it are ignored (a second finish does not overwrite
+    // the first), though the source is still read to its end, since it may yet fail (llama.cpp's run sends
+    // the finish reason "error" and then throws).
+    let finished = false;
     try {
       iterator = parts[Symbol.asyncIterator]();
       while (true) {
@@ -376,6 +399,8 @@ export class ModelOutputThunk<T = string> {
           queue.finish({ kind: "fail", error: part.error });
           break;
         }
+        if (finished) continue;
+        if (part.type === "finish") finished = true;
         if (!(await queue.push(part))) break;
       }
     } catch (error) {
@@ -396,6 +421,10 @@ export class ModelOutputThunk<T = string> {
     const error = new GenerationAbortedError(this.#value ?? "", reason);
     this.#queue.finish({ kind: "fail", error });
     this.#abortController.abort(error);
+    // The generation has ended even if nobody reads it: observers (telemetry, the caller's own abort
+    // listener) must not wait for a reader that may never come.
+    this.#abortFailure = error;
+    this.#settle();
   }
 
   #apply(part: StreamPart): void {
@@ -468,7 +497,8 @@ export class ModelOutputThunk<T = string> {
 
   #fail(error: unknown): void {
     this.#failed = true;
-    this.#failure = error;
+    // Readers and the server need an error to report: a bare null or undefined tells them nothing.
+    this.#failure = error === null || error === undefined ? new ThunkSourceError(error) : error;
     this.#settle();
   }
 }

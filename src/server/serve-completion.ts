@@ -72,8 +72,10 @@ export async function serveCompletion(
   let thunk: ModelOutputThunk<unknown> | null = null;
   const onClose = () => {
     if (reply.raw.writableFinished) return;
+    // Decided before the abort: the abort itself fails the thunk (its caller's signal is this one).
+    const running = thunk !== null && !thunk.isComputed() && thunk.failure === null;
     clientGone.abort(new Error("the client disconnected"));
-    if (thunk !== null && !thunk.isComputed() && thunk.failure === null) {
+    if (thunk !== null && running) {
       metrics.cancelled.inc();
       void thunk.cancelGeneration();
     }

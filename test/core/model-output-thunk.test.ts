@@ -14,6 +14,7 @@ import {
   ThunkAlreadyIteratedError,
   ThunkNotStartedError,
   ThunkProducerError,
+  ThunkSourceError,
 } from "../../src/core/index.js";
 import { partChannel } from "../helpers/part-channel.js";
 
@@ -509,5 +510,127 @@ describe("ModelOutputThunk.onSettled (passive observers such as telemetry)", () 
     await settle();
     expect(fired).toBe(true);
     expect(await thunk.avalue()).toBe("done");
+  });
+});
+
+/** Rejects when `promise` has not settled within `ms`: a hang fails the test instead of timing it out. */
+function within<T>(promise: Promise<T>, ms = 2000): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms).unref(),
+    ),
+  ]);
+}
+
+describe("ModelOutputThunk.consume with a faulty source (review of issue 13)", () => {
+  it("turns a failure without an error value (an error part of null, a thrown undefined) into a typed error", async () => {
+    const withPart = new ModelOutputThunk();
+    withPart.consume(async function* () {
+      yield { type: "text-delta", text: "half" };
+      yield { type: "error", error: null };
+    });
+    const fromPart = await within(withPart.avalue()).catch((caught: unknown) => caught);
+    expect(ThunkSourceError.isInstance(fromPart)).toBe(true);
+    expect((fromPart as Error).message).toContain("without an error value");
+    expect(withPart.failure).toBe(fromPart);
+    expect(withPart.value).toBe("half");
+
+    const thrown = new ModelOutputThunk();
+    thrown.consume(async function* () {
+      yield { type: "text-delta", text: "x" };
+      throw undefined;
+    });
+    const fromThrow = await within(thrown.avalue()).catch((caught: unknown) => caught);
+    expect(ThunkSourceError.isInstance(fromThrow)).toBe(true);
+  });
+
+  it("refuses a capacity that is not a positive integer with a typed error naming capacity", async () => {
+    const thunk = new ModelOutputThunk();
+    let called = false;
+    const source = async function* () {
+      called = true;
+      yield { type: "text-delta" as const, text: "never" };
+    };
+    for (const capacity of [0, -1, 1.5, Number.NaN]) {
+      const error = (() => {
+        try {
+          thunk.consume(source, { capacity });
+        } catch (caught) {
+          return caught;
+        }
+        return null;
+      })();
+      expect(ThunkProducerError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain("capacity");
+    }
+    expect(called).toBe(false);
+    // Nothing started: the thunk says so rather than waiting forever, and a good call still works.
+    await expect(within(thunk.avalue())).rejects.toBeInstanceOf(ThunkNotStartedError);
+    thunk.consume(async function* () {
+      yield { type: "text-delta", text: "ok" };
+    });
+    expect(await within(thunk.avalue())).toBe("ok");
+  });
+
+  it("fails the thunk when the source function throws synchronously", async () => {
+    const thunk = new ModelOutputThunk();
+    const settled: unknown[] = [];
+    thunk.onSettled(() => settled.push(thunk.failure));
+    const boom = new Error("source exploded");
+    thunk.consume(() => {
+      throw boom;
+    });
+    await expect(within(thunk.avalue())).rejects.toBe(boom);
+    expect(settled).toEqual([boom]);
+  });
+
+  it("ignores parts after the finish part, but still fails on an error after it", async () => {
+    const thunk = new ModelOutputThunk();
+    thunk.consume(async function* () {
+      yield { type: "text-delta", text: "answer" };
+      yield { type: "finish", reason: "stop" };
+      yield { type: "text-delta", text: " and more" };
+      yield { type: "tool-call", toolCall: new ModelToolCall("late", {} as never, {}) };
+      yield { type: "finish", reason: "length" };
+    });
+    expect(await within(thunk.avalue())).toBe("answer");
+    expect(thunk.generation.finishReasons).toEqual(["stop"]);
+    expect(thunk.toolCalls).toBeNull();
+
+    const failing = new ModelOutputThunk();
+    failing.consume(async function* () {
+      yield { type: "text-delta", text: "half" };
+      yield { type: "finish", reason: "error" };
+      throw new Error("after finish");
+    });
+    await expect(within(failing.avalue())).rejects.toThrow("after finish");
+    expect(failing.generation.finishReasons).toEqual(["error"]);
+  });
+
+  it("settles when the caller's signal fires even if nobody reads, and the queued text stays readable", async () => {
+    const thunk = new ModelOutputThunk();
+    const controller = new AbortController();
+    const producer = partChannel(thunk, { signal: controller.signal });
+    const seen: unknown[] = [];
+    thunk.onSettled(() => seen.push(thunk.failure));
+    await producer.push("queued");
+    controller.abort(new Error("caller left"));
+    await within(
+      (async () => {
+        while (seen.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      })(),
+    );
+    expect(seen[0]).toBeInstanceOf(GenerationAbortedError);
+    expect(producer.signal.aborted).toBe(true);
+    const deltas: string[] = [];
+    const failure = await within(
+      (async () => {
+        for await (const delta of thunk) deltas.push(delta);
+      })(),
+    ).catch((caught: unknown) => caught);
+    expect(deltas.join("")).toBe("queued");
+    expect(failure).toBeInstanceOf(GenerationAbortedError);
+    expect(seen).toHaveLength(1);
   });
 });

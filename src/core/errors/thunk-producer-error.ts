@@ -8,10 +8,9 @@ export class ThunkProducerError extends TesseraError {
   readonly [marker] = true;
   override readonly kind: ErrorKind = "invalid-state";
 
-  constructor(problem: string) {
-    super(
-      `Cannot start producing into this ModelOutputThunk: ${problem}. Create a new thunk for each generation.`,
-    );
+  /** `remedy`: what the backend should do instead (default: create a new thunk for each generation). */
+  constructor(problem: string, remedy = "Create a new thunk for each generation.") {
+    super(`Cannot start producing into this ModelOutputThunk: ${problem}. ${remedy}`);
     this.name = "ThunkProducerError";
   }
 
