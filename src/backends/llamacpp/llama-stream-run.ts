@@ -112,7 +112,9 @@ async function* streamParts<T>(
         const rawStep = raw?.step(event.token, event.text, event.rawLogits, event.bytes);
         if (rawStep) rawSteps.push(rawStep);
         // One delta per token (not per native pull, which may hold many): readers stream token by token.
-        const text = markup.push(matcher.push(event.text));
+        // Markup first: stop sequences end answer text, never a tool call (a stop of "</tool_call>" would
+        // otherwise match the call's own closing tag and drop the call).
+        const text = matcher.push(markup.push(event.text));
         if (text.length > 0) texts.push(text);
         if (matcher.stopped) break;
       }
@@ -132,20 +134,16 @@ async function* streamParts<T>(
     // Leaving the loop early aborted the native decode job; its result then says "abort".
     result = await stream.result;
     if (signal.aborted) return;
-    if (matcher.stopped) progress.finishReason = "stop";
-    else {
-      progress.finishReason = result.finishReason;
-      // Bytes of an incomplete character at the very end, and text held back as a possible stop sequence.
-      const tail = markup.push(matcher.push(stream.text.slice(seenText)) + matcher.flush());
-      if (tail.length > 0) {
-        if (run.format !== undefined) answer += tail;
-        yield { type: "text-delta", text: tail };
-      }
-    }
+    // Bytes of an incomplete character at the very end; then the text after the calls, which the markup
+    // filter held to the end (stop sequences apply to it as to any answer text); then text held back as a
+    // possible stop sequence.
+    const rest = markup.push(stream.text.slice(seenText));
     const parsed = markup.finish(run.tools);
-    if (parsed.text.length > 0) {
-      if (run.format !== undefined) answer += parsed.text;
-      yield { type: "text-delta", text: parsed.text };
+    const tail = matcher.stopped ? "" : matcher.push(rest + parsed.text) + matcher.flush();
+    progress.finishReason = matcher.stopped ? "stop" : result.finishReason;
+    if (tail.length > 0) {
+      if (run.format !== undefined) answer += tail;
+      yield { type: "text-delta", text: tail };
     }
     for (const toolCall of parsed.calls) yield { type: "tool-call", toolCall };
     if (parsed.rejected.length > 0) run.thunk.meta.rejectedToolCalls = parsed.rejected;
