@@ -86,7 +86,9 @@ export function toErrorResponse(error: unknown, limits: ServerLimits = {}): Erro
     if (ModelNotFoundError.isInstance(error))
       return response(status, error.message, type, "model", "model_not_found");
     if (error.kind === "invalid-option") return optionResponse(error, answer);
-    return response(status, requestTermsMessage(error), type, param, code, headers);
+    // The prompt fits and only the room asked for the output does not: max_tokens is the field to change.
+    const field = ContextOverflowError.isInstance(error) && maxTokensOverflow(error) ? "max_tokens" : param;
+    return response(status, requestTermsMessage(error), type, field, code, headers);
   }
   const framework = frameworkRefusal(error, limits);
   if (framework !== null) return framework;
@@ -133,15 +135,20 @@ function requestTermsMessage(error: TesseraError): string {
         ? `the prompt is ${error.promptTokens} tokens`
         : `the prompt is ${error.promptTokens} tokens and max_tokens asks for ${error.maxTokens} more ` +
           `(${error.promptTokens + error.maxTokens} in all)`;
-    return (
-      `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ` +
-      "Shorten the messages (or prompt), or lower max_tokens."
-    );
+    const remedy = maxTokensOverflow(error)
+      ? `Lower max_tokens to at most ${error.contextSize - error.promptTokens}.`
+      : "Shorten the messages (or prompt), or lower max_tokens.";
+    return `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ${remedy}`;
   }
   if (UnsupportedInputError.isInstance(error)) {
     return `The messages contain ${error.input}, which the served model cannot take. Remove those content parts.`;
   }
   return error.message;
+}
+
+/** True when the prompt alone fits the context, so only max_tokens made the request overflow. */
+function maxTokensOverflow(error: ContextOverflowError): boolean {
+  return error.maxTokens !== undefined && error.promptTokens < error.contextSize;
 }
 
 /**

@@ -129,4 +129,18 @@ describe("the server's answer to a library error", () => {
       expect(answer(thrown)).toMatchObject({ status: 500, type: "server_error", code: "internal_error" });
     }
   });
+
+  it("names max_tokens when the prompt fits and only max_tokens overflows the context", () => {
+    expect(answer(new ContextOverflowError(40, 64, 100))).toMatchObject({
+      status: 400,
+      message:
+        "This model's context holds 64 tokens per request, but the prompt is 40 tokens and max_tokens asks " +
+        "for 100 more (140 in all). Lower max_tokens to at most 24.",
+      param: "max_tokens",
+      code: "context_length_exceeded",
+    });
+    // A prompt that fills the context alone is the messages' fault, whatever max_tokens is.
+    expect(answer(new ContextOverflowError(64, 64, 1)).param).toBe("messages");
+    expect(answer(new ContextOverflowError(90, 64)).param).toBe("messages");
+  });
 });
