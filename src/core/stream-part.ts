@@ -62,7 +62,8 @@ export interface UsagePart {
 
 /**
  * Why the generation ended ("stop", "length", "abort", "error", or a provider's own reason). `choiceReasons`
- * holds every choice's reason when a provider returned several (`reason` is the first choice's).
+ * holds every choice's reason when a provider returned several (`reason` is the first choice's). It closes
+ * the output: the thunk ignores parts after it, except a failure.
  */
 export interface FinishPart {
   readonly type: "finish";
