@@ -96,7 +96,7 @@ export function toErrorResponse(error: unknown, limits: ServerLimits = {}): Erro
     error instanceof Error
       ? error.message
       : error === null || error === undefined
-        ? `it was thrown ${String(error)} instead of an error (a bug in the backend)`
+        ? `the backend failed with ${String(error)} instead of an error (a bug in the backend)`
         : String(error);
   return response(500, `The generation failed: ${message}`, "server_error", null, "internal_error");
 }
