@@ -3,10 +3,18 @@
 // against the same n samples drawn one after another and against a single sample; then the pooled
 // strategies with and without streaming validation, batched and sequential (strategies-streaming.ts).
 
+import { resolve } from "node:path";
 import type { Backend } from "../core/backend.js";
 import { CBlock } from "../core/cblock.js";
 import type { ModelOptions } from "../core/model-options.js";
 import type { SamplingStrategy } from "../core/sampling-strategy.js";
+import {
+  isTrainedPresetName,
+  type TrainedPreset,
+  trainedPresetNames,
+  trainedPresetPath,
+  trainedPresets,
+} from "../gguf/trained-presets.js";
 import { Instruction } from "../stdlib/components/instruction.js";
 import { ChatContext } from "../stdlib/contexts/chat-context.js";
 import { SimpleContext } from "../stdlib/contexts/simple-context.js";
@@ -33,6 +41,8 @@ export interface StrategiesOptions {
   maxTokens: number;
   /** n of best-of-n and majority voting. */
   n: number;
+  /** Sampling temperature of every strategy (default: strategyTemperatureFor(model)). */
+  temperature?: number;
   /** Whether the model's weights are random (an untrained preset): the report then says its success rates are noise. */
   untrained: boolean;
   /** The decode engine's counters, for the peak-live and decoded-token columns (local backend only). */
@@ -62,7 +72,15 @@ export interface StrategiesResult {
   createdAt: string;
   machine: MachineInfo;
   model: string;
-  settings: { threads: number; tasks: string[]; runs: number; maxTokens: number; n: number };
+  settings: {
+    threads: number;
+    tasks: string[];
+    runs: number;
+    maxTokens: number;
+    n: number;
+    /** Absent from results written before it was recorded: those sampled at 0.9. */
+    temperature?: number;
+  };
   /** True when the model has random weights: success rates are noise, costs and latencies are real. */
   untrained: boolean;
   rows: StrategyRow[];
@@ -97,13 +115,30 @@ function strategyCases(n: number): StrategyCase[] {
   ];
 }
 
+/** The strategy benchmark's sampling temperature for a model with no setting of its own. */
+export const defaultStrategyTemperature = 0.9;
+
+/**
+ * The temperature the strategy benchmark samples a model with: a trained preset's own (named, or given as
+ * its committed file), else the default. A model whose single sample is nearly always right (tiny-arith at
+ * 0.9) leaves a vote nothing to fix; its preset records a temperature at which the strategies differ.
+ */
+export function strategyTemperatureFor(model: string): number {
+  const name = isTrainedPresetName(model)
+    ? model
+    : trainedPresetNames.find((preset) => trainedPresetPath(preset) === resolve(model));
+  const preset: TrainedPreset | undefined = name === undefined ? undefined : trainedPresets[name];
+  return preset?.strategyTemperature ?? defaultStrategyTemperature;
+}
+
 const completionTokens = (
   thunks: ReadonlyArray<{ generation: { usage: { completionTokens: number } | null } }>,
 ) => thunks.reduce((sum, thunk) => sum + (thunk.generation.usage?.completionTokens ?? 0), 0);
 
 export async function runStrategiesBenchmark(options: StrategiesOptions): Promise<StrategiesResult> {
   const { backend, n } = options;
-  const modelOptions: ModelOptions = { maxNewTokens: options.maxTokens, temperature: 0.9 };
+  const temperature = options.temperature ?? strategyTemperatureFor(options.model);
+  const modelOptions: ModelOptions = { maxNewTokens: options.maxTokens, temperature };
   const cases = strategyCases(n);
   const total =
     cases.length * options.tasks.length * options.runs +
@@ -198,6 +233,7 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
     runs: options.runs,
     maxTokens: options.maxTokens,
     n,
+    temperature,
     ...(options.engine === undefined ? {} : { engine: options.engine }),
     tick,
   });
@@ -222,6 +258,7 @@ export async function runStrategiesBenchmark(options: StrategiesOptions): Promis
       runs: options.runs,
       maxTokens: options.maxTokens,
       n,
+      temperature,
     },
     rows,
     batching: [

@@ -76,7 +76,7 @@ export function strategiesMarkdown(result: StrategiesResult): string {
   return (
     notice +
     `Strategies on \`${result.model}\`, ${settings.threads} thread(s), ${settings.tasks.length} tasks × ${settings.runs} runs, ` +
-    `at most ${settings.maxTokens} tokens per sample, temperature 0.9; ${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ` +
+    `at most ${settings.maxTokens} tokens per sample, temperature ${settings.temperature ?? 0.9}; ${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ` +
     `${describeMachine(result.machine)}.\n\n${strategies}\nBest-of-${settings.n}, ${settings.maxTokens} tokens per sample:\n\n${batching}\n` +
     "Pooled strategies with and without streaming validation (paired runs: the same seeds, so the same samples " +
     "in the same order; tokens saved = the paired run without streaming checks minus this one). Tokens are the " +

@@ -63,6 +63,8 @@ export interface StreamingComparisonOptions {
   runs: number;
   maxTokens: number;
   n: number;
+  /** Sampling temperature (default 0.9, the strategy benchmark's default). */
+  temperature?: number;
   /** The decode engine's counters (LlamaContext.counters and resetPeakCounter), when the backend is local. */
   engine?: EngineCounters;
   tick?: (label: string) => void;
@@ -181,7 +183,7 @@ export async function runStreamingComparison(options: StreamingComparisonOptions
           // Paired: the same seed with and without streaming checks, so the same samples in the same order.
           const modelOptions: ModelOptions = {
             maxNewTokens: options.maxTokens,
-            temperature: 0.9,
+            temperature: options.temperature ?? 0.9,
             seed: 7919 * (run + 1) + 101 * taskIndex,
             ...(task.stopSequences !== undefined && { stopSequences: task.stopSequences }),
           };
