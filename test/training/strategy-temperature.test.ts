@@ -19,6 +19,7 @@ import type { ModelOutputThunk } from "../../src/core/model-output-thunk.js";
 import { trainedPresetPath, trainedPresets } from "../../src/gguf/trained-presets.js";
 import { evaluateAddition } from "../../src/training/addition-evaluation.js";
 import { sortingSplit } from "../../src/training/sorting-task.js";
+import { runCli } from "../cli/support/run-cli.js";
 
 describe("tiny-arith's strategy temperature", () => {
   it("is the preset's own, found by name or by the committed file; other models get the default", () => {
@@ -102,5 +103,20 @@ describe("runStrategiesBenchmark on tiny-arith", () => {
     const { sent, result } = await run("some-other-model");
     expect(sent).toEqual([defaultStrategyTemperature]);
     expect(result.settings.temperature).toBe(defaultStrategyTemperature);
+  }, 120_000);
+});
+
+describe("tessera models evaluate --task sorting", () => {
+  it("samples at the strategy benchmark's temperature for the model when --temperature is not given", async () => {
+    const own = trainedPresets["tiny-arith"].strategyTemperature;
+    const result = await runCli(
+      ["models", "evaluate", "tiny-arith", "--task", "sorting", "--problems", "8"],
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`temperature ${own}, one sample each`);
   }, 120_000);
 });

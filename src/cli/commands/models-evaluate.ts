@@ -1,8 +1,9 @@
 // `tessera models evaluate`: the figures docs/models.md reports for the trained presets, recomputed.
-// addition: exact-match accuracy on the held-out problems, greedy and at the strategy benchmark's
-// temperature (one sample, a majority vote of 8, rejection sampling within 8); text: bits per character on the held-out fortunes (from the training record) and the
+// addition, sorting: exact-match accuracy on the held-out problems, greedy and at the strategy benchmark's
+// temperature for the model (one sample, a majority vote of 8, rejection sampling within 8); text: bits per character on the held-out fortunes (from the training record) and the
 // share of corpus words in a sample.
 import { type Command, InvalidArgumentError } from "commander";
+import { defaultStrategyTemperature, strategyTemperatureFor } from "../../bench/strategies-benchmark.js";
 import { resolveModel } from "../../gguf/default-model.js";
 import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { evaluateAddition } from "../../training/addition-evaluation.js";
@@ -13,9 +14,12 @@ import { corpusWords, sampleText } from "../../training/text-evaluation.js";
 import { readTrainingRecord } from "../../training/training-record.js";
 import { integerArgument, numberArgument } from "../number-arguments.js";
 
+/** The text sample's temperature when none is given (the command's default before tiny-arith had its own). */
+const defaultTextTemperature = 0.9;
+
 interface EvaluateOptions {
   task: string;
-  temperature: number;
+  temperature?: number;
   problems: number;
   characters: number;
   seed: number;
@@ -29,18 +33,20 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   if (options.task === "addition" || options.task === "sorting") {
     const split = options.task === "addition" ? additionSplit() : sortingSplit();
     const problems = split.heldOut.slice(0, options.problems);
+    // The strategy benchmark's temperature for this model (tiny-arith's preset records its own).
+    const temperature = options.temperature ?? strategyTemperatureFor(model);
     const greedy = await evaluateAddition(path, problems, { temperature: 0 });
     out(
       `greedy: ${greedy.correct}/${greedy.total} = ${(greedy.accuracy * 100).toFixed(1)}% (${greedy.examples.join(", ")})`,
     );
     const sampled = await evaluateAddition(path, problems, {
-      temperature: options.temperature,
+      temperature,
       seed: options.seed,
       samples: options.samples,
     });
     const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
     out(
-      `temperature ${options.temperature}, one sample each: ${sampled.correct}/${sampled.total} = ${percent(sampled.accuracy)}`,
+      `temperature ${temperature}, one sample each: ${sampled.correct}/${sampled.total} = ${percent(sampled.accuracy)}`,
     );
     if (options.samples > 1) {
       out(
@@ -57,13 +63,14 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
       `held-out loss ${(record.validationLoss / Math.LN2).toFixed(3)} bits/character (random start ${(record.initialValidationLoss / Math.LN2).toFixed(3)})`,
     );
   }
+  const temperature = options.temperature ?? defaultTextTemperature;
   const sample = await sampleText(path, corpusWords(training), {
     characters: options.characters,
-    temperature: options.temperature,
+    temperature,
     seed: options.seed,
   });
   out(
-    `sample (${options.characters} characters, temperature ${options.temperature}, seed ${options.seed}):\n${sample.text}`,
+    `sample (${options.characters} characters, temperature ${temperature}, seed ${options.seed}):\n${sample.text}`,
   );
   out(
     `${sample.knownWords}/${sample.words} words are corpus words (${(sample.knownShare * 100).toFixed(1)}%)`,
@@ -82,7 +89,11 @@ export function registerModelsEvaluateCommand(models: Command): void {
         throw new InvalidArgumentError("Expected addition, sorting or text.");
       return text;
     })
-    .option("--temperature <t>", "sampling temperature", numberArgument(0, 10), 0.9)
+    .option(
+      "--temperature <t>",
+      `sampling temperature (default: addition, sorting: the strategy benchmark's for the model, ${defaultStrategyTemperature} unless its preset says otherwise; text: ${defaultTextTemperature})`,
+      numberArgument(0, 10),
+    )
     .option("--problems <n>", "held-out addition or sorting problems to use", integerArgument(1, 400), 400)
     .option("--characters <n>", "characters of text to sample", integerArgument(1, 100000), 500)
     .option("--seed <n>", "sampling seed", integerArgument(0, 0xffffffff), 1)
