@@ -8,6 +8,7 @@ import { createInterface, type Interface } from "node:readline";
 import { prebuiltLibraryFolder } from "../backends/llamacpp/native-addon.js";
 import { packageRoot } from "../support/package-folders.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
+import type { FlashAttention } from "./flash-attention-setting.js";
 
 export const greedyRunnerName = "greedy runner (C++)";
 
@@ -32,6 +33,19 @@ export interface GreedyRunnerOptions {
   batchSize?: number;
   /** Render the model's chat template (llama.cpp's built-in matcher) around every prompt. */
   chat: boolean;
+  /** --flash-attn of the runner; default: llama.cpp's own ("auto"). */
+  flashAttention?: FlashAttention;
+}
+
+/** The runner's arguments in serve mode; `libraries` is the folder of the prebuilt llama.cpp libraries. */
+export function greedyRunnerArgs(options: GreedyRunnerOptions, libraries: string): string[] {
+  return [
+    ...["--mode", "serve", "--model", options.modelPath, "--libs", libraries],
+    ...["--threads", String(options.threads), "--context", String(options.contextSize)],
+    ...(options.batchSize !== undefined ? ["--batch", String(options.batchSize)] : []),
+    ...(options.chat ? ["--chat"] : []),
+    ...(options.flashAttention !== undefined ? ["--flash-attn", options.flashAttention] : []),
+  ];
 }
 
 /**
@@ -109,13 +123,7 @@ export class GreedyRunnerProcess {
         "node-llama-cpp's prebuilt libraries are missing",
       );
     }
-    const args = [
-      ...["--mode", "serve", "--model", options.modelPath, "--libs", libraries],
-      ...["--threads", String(options.threads), "--context", String(options.contextSize)],
-      ...(options.batchSize !== undefined ? ["--batch", String(options.batchSize)] : []),
-      ...(options.chat ? ["--chat"] : []),
-    ];
-    const child = spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(binary, greedyRunnerArgs(options, libraries), { stdio: ["pipe", "pipe", "pipe"] });
     const runner = new GreedyRunnerProcess(child);
     const spawnError = new Promise<never>((_, reject) => child.once("error", reject));
     try {

@@ -13,6 +13,11 @@ import { CBlock } from "../core/cblock.js";
 import type { LogitsRequest } from "../core/model-options.js";
 import { SimpleContext } from "../stdlib/contexts/simple-context.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
+import {
+  benchFlashAttentionDefault,
+  type FlashAttention,
+  nodeLlamaCppFlashAttention,
+} from "./flash-attention-setting.js";
 import { GreedyRunnerProcess, greedyRunnerName } from "./greedy-runner-process.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { comparePaired, type PairedComparison } from "./paired-comparison.js";
@@ -43,6 +48,8 @@ export interface ThroughputOptions {
   repetitions: number;
   logitsModes: ReadonlyArray<ThroughputLogits>;
   rows: ReadonlyArray<ThroughputRowName>;
+  /** Flash attention of every row; default "off" (tessera's CPU default; the peers' is "auto"). */
+  flashAttention?: FlashAttention;
   onProgress?: (progress: { label: string }) => void;
 }
 
@@ -60,7 +67,14 @@ export interface ThroughputResult {
   createdAt: string;
   machine: MachineInfo;
   model: string;
-  settings: { threads: number; promptTokens: number; generatedTokens: number; repetitions: number };
+  settings: {
+    threads: number;
+    promptTokens: number;
+    generatedTokens: number;
+    repetitions: number;
+    /** Flash attention of every row. */
+    flashAttention: FlashAttention;
+  };
   rows: ThroughputRow[];
   /** tessera (logits off) over each reference, repetition by repetition; above 1× tessera is faster. */
   comparisons: PairedComparison[];
@@ -82,6 +96,10 @@ function row(
     samples: { prompt, generated },
   };
 }
+
+/** The setting every row runs with. */
+const flashAttentionOf = (options: ThroughputOptions): FlashAttention =>
+  options.flashAttention ?? benchFlashAttentionDefault;
 
 const logitsRequest: Record<ThroughputLogits, LogitsRequest> = { off: false, "top-20": 20, full: "full" };
 
@@ -127,6 +145,7 @@ async function interleavedRows(
         contextSize,
         sequences: 1,
         batchSize,
+        flashAttention: flashAttentionOf(options),
       })
     : undefined;
   const runnerNames = [referenceRows.runner, referenceRows.runnerTg, referenceRows.runnerTgAfterPrompt];
@@ -139,6 +158,7 @@ async function interleavedRows(
         contextSize,
         batchSize,
         chat: true,
+        flashAttention: flashAttentionOf(options),
       });
     } catch (error) {
       const note = BenchTargetUnavailableError.isInstance(error) ? error.note : String(error);
@@ -291,6 +311,7 @@ async function nodeLlamaCppRow(options: ThroughputOptions): Promise<ThroughputRo
       contextSize: Math.ceil((options.promptTokens + options.generatedTokens + 64) / 256) * 256,
       threads: options.threads,
       batchSize: Math.max(512, options.promptTokens + 64),
+      flashAttention: nodeLlamaCppFlashAttention(flashAttentionOf(options)),
     });
     const sequence = context.getSequence();
     const prompt: number[] = [];
@@ -333,13 +354,18 @@ interface LlamaBenchEntry {
   avg_ts: number;
 }
 
-/** One llama-bench run (-r 1): pp and tg from an empty cache, and tg after as many cells as the prompt. */
-async function runLlamaBench(binary: string, options: ThroughputOptions): Promise<LlamaBenchEntry[]> {
-  const args = [
+/** One llama-bench run's arguments (-r 1): pp and tg from an empty cache, and tg after the prompt's cells. */
+export function llamaBenchArgs(options: ThroughputOptions): string[] {
+  return [
     ...["-m", options.modelPath, "-t", String(options.threads), "-r", "1"],
     ...["-p", String(options.promptTokens), "-n", String(options.generatedTokens)],
     ...["-d", `0,${options.promptTokens}`, "-o", "json"],
+    ...["-fa", flashAttentionOf(options)],
   ];
+}
+
+async function runLlamaBench(binary: string, options: ThroughputOptions): Promise<LlamaBenchEntry[]> {
+  const args = llamaBenchArgs(options);
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -398,6 +424,7 @@ export async function runThroughputBenchmark(options: ThroughputOptions): Promis
       promptTokens: options.promptTokens,
       generatedTokens: options.generatedTokens,
       repetitions: options.repetitions,
+      flashAttention: flashAttentionOf(options),
     },
     rows,
     comparisons: throughputComparisons(series),

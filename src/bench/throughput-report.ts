@@ -1,3 +1,4 @@
+import { flashAttentionNote } from "./flash-attention-setting.js";
 import { describeMachine } from "./machine-info.js";
 import { formatNumber, markdownTable } from "./markdown-table.js";
 import { pairedComparisonMarkdown } from "./paired-comparison-table.js";
@@ -28,7 +29,7 @@ export function throughputMarkdown(result: ThroughputResult): string {
   return (
     `Throughput on \`${result.model}\`, ${settings.threads} thread(s), ${settings.repetitions} repetitions; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}. ` +
-    "Logits are captured raw and processed alike.\n\n" +
+    `Logits are captured raw and processed alike. ${flashAttentionNote(settings.flashAttention)}\n\n` +
     table +
     throughputComparisonsMarkdown(result)
   );

@@ -11,6 +11,11 @@ import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js"
 import { packageRoot } from "../support/package-folders.js";
 import type { BenchTarget } from "./bench-target.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
+import {
+  benchFlashAttentionDefault,
+  type FlashAttention,
+  nodeLlamaCppFlashAttention,
+} from "./flash-attention-setting.js";
 import { findPeerBinary, peerMissingNote } from "./peer-binaries.js";
 import { type RemoteSpec, remoteTarget } from "./remote-targets.js";
 import { freePort, ServerProcess } from "./server-process.js";
@@ -43,7 +48,13 @@ export interface TtfbTargetOptions {
   contextSize: number;
   rows: ReadonlyArray<LocalRow>;
   remotes: ReadonlyArray<RemoteSpec>;
+  /** Flash attention of every local row; default "off" (tessera's CPU default; the peers' is "auto"). */
+  flashAttention?: FlashAttention;
 }
+
+/** The setting every local row runs with. */
+const flashAttentionOf = (options: TtfbTargetOptions): FlashAttention =>
+  options.flashAttention ?? benchFlashAttentionDefault;
 
 function tesseraInProcess(options: TtfbTargetOptions, secondTurn = false): BenchTarget {
   return new BackendTarget({
@@ -58,6 +69,7 @@ function tesseraInProcess(options: TtfbTargetOptions, secondTurn = false): Bench
         // A second turn holds the first turn's prompt and answer too.
         contextSize: secondTurn ? options.contextSize * 2 : options.contextSize,
         sequences: 1,
+        flashAttention: flashAttentionOf(options),
       });
     },
     dispose: (backend) => (backend as LlamaCppBackend).dispose(),
@@ -98,6 +110,25 @@ function serverRow(
   return target;
 }
 
+/** The arguments of a `tessera serve` row (after node itself): `entry` is dist/cli/main.js. */
+export function tesseraServeArgs(
+  options: TtfbTargetOptions,
+  entry: string,
+  port: number,
+  parallel: number,
+  contextSize: number,
+): string[] {
+  return [
+    entry,
+    "serve",
+    ...["--model", options.modelPath, "--port", String(port), "--threads", String(options.threads)],
+    ...["--context-size", String(contextSize), "--parallel", String(parallel)],
+    // Every server row asks for "local"; serve answers an unknown model name with 404.
+    ...["--alias", "local"],
+    ...["--flash-attn", flashAttentionOf(options)],
+  ];
+}
+
 function startTesseraServe(
   options: TtfbTargetOptions,
   name: string,
@@ -111,20 +142,24 @@ function startTesseraServe(
     return ServerProcess.start({
       name,
       command: process.execPath,
-      args: [
-        entry,
-        "serve",
-        ...["--model", options.modelPath, "--port", String(port), "--threads", String(options.threads)],
-        ...["--context-size", String(contextSize), "--parallel", String(parallel)],
-        // Every server row asks for "local"; serve answers an unknown model name with 404.
-        ...["--alias", "local"],
-      ],
+      args: tesseraServeArgs(options, entry, port, parallel, contextSize),
       readyUrl: `http://127.0.0.1:${port}/health`,
       // Serve records each request's first-token stages for GET /debug/first-token/<id>.
       env: { ...process.env, TESSERA_SERVE_TIMINGS: "1" },
       signal,
     });
   };
+}
+
+/** The arguments of a llama-server row with `parallel` slots. */
+export function llamaServerArgs(options: TtfbTargetOptions, port: number, parallel: number): string[] {
+  return [
+    ...["-m", options.modelPath, "--host", "127.0.0.1", "--port", String(port)],
+    // -c is the whole cache, split between the -np slots: each slot gets the context of tessera's.
+    ...["-t", String(options.threads), "-c", String(options.contextSize * parallel), "-np", String(parallel)],
+    ...["-fa", flashAttentionOf(options)],
+    "--no-webui",
+  ];
 }
 
 function startLlamaServer(
@@ -138,19 +173,7 @@ function startLlamaServer(
     return ServerProcess.start({
       name,
       command: binary,
-      args: [
-        ...["-m", options.modelPath, "--host", "127.0.0.1", "--port", String(port)],
-        // -c is the whole cache, split between the -np slots: each slot gets the context of tessera's.
-        ...[
-          "-t",
-          String(options.threads),
-          "-c",
-          String(options.contextSize * parallel),
-          "-np",
-          String(parallel),
-        ],
-        "--no-webui",
-      ],
+      args: llamaServerArgs(options, port, parallel),
       readyUrl: `http://127.0.0.1:${port}/health`,
       signal,
     });
@@ -201,6 +224,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
           contextSize: options.contextSize,
           // tessera's row renders the chat template; so does this one (the same work on both sides).
           renderChatTemplate: true,
+          flashAttention: nodeLlamaCppFlashAttention(flashAttentionOf(options)),
         }),
       );
     }
@@ -210,6 +234,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
           modelPath: options.modelPath,
           threads: options.threads,
           contextSize: options.contextSize,
+          flashAttention: flashAttentionOf(options),
         }),
       );
     }

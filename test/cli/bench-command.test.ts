@@ -20,6 +20,8 @@ describe("tessera bench ttfb --quick", () => {
       runs: 2,
       maxTokens: 8,
       promptTokensMeasured: true,
+      // tessera's CPU default, passed to every row (the peers' own default is "auto").
+      flashAttention: "off",
     });
     const names = [...new Set(json.rows.map((row: { target: string }) => row.target))];
     expect(names).toEqual([
@@ -82,6 +84,20 @@ describe("tessera bench ttfb --quick", () => {
     expect(pairs).toContain("tessera (in-process) / node-llama-cpp (in-process) @ 16");
     expect(pairs).toContain("tessera serve (HTTP) / tessera (in-process) @ 64");
     expect(readFileSync(join(out, "ttfb.md"), "utf8")).toContain("| first socket write ms |");
+    expect(readFileSync(join(out, "ttfb.md"), "utf8")).toContain("Flash attention: off on every row");
+  });
+
+  it("rejects a --flash-attn that is not auto, on or off in one line naming the flag", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    for (const command of ["ttfb", "throughput"]) {
+      const result = await runCli(["bench", command, "--quick", "--out", out, "--flash-attn", "yes"]);
+      expect(result.code, command).toBe(1);
+      expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+      expect(withoutNotices(result.stderr)).toMatch(
+        /--flash-attn <mode>' argument 'yes' is invalid.*auto, on, off/,
+      );
+    }
+    expect(existsSync(join(out, "ttfb.json"))).toBe(false);
   });
 
   it("rejects a bad remote spec in one line, before any work", async () => {
@@ -110,6 +126,7 @@ describe("tessera bench throughput --quick", () => {
       promptTokens: 64,
       generatedTokens: 16,
       repetitions: 2,
+      flashAttention: "off",
     });
     expect(json.rows.map((row: { target: string; logits: string }) => `${row.target}/${row.logits}`)).toEqual(
       [
@@ -139,6 +156,7 @@ describe("tessera bench throughput --quick", () => {
       expect(row.generatedTokensPerSecond.median).toBeGreaterThan(0);
     }
     expect(readFileSync(join(out, "throughput.md"), "utf8")).toContain("| tessera | full |");
+    expect(readFileSync(join(out, "throughput.md"), "utf8")).toContain("Flash attention: off on every row");
     const references = json.comparisons.map((comparison: { reference: string }) => comparison.reference);
     expect(references).toContain("greedy runner (C++)");
     expect(references).toContain("tg on the prebuilt libraries (C++), after the prompt");

@@ -4,12 +4,15 @@
 // no queue, no thread hand-off and no JavaScript, and the pipe to this process is never counted.
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { inProcessStages } from "../first-token-stages.js";
+import type { FlashAttention } from "../flash-attention-setting.js";
 import { GreedyRunnerProcess, greedyRunnerName } from "../greedy-runner-process.js";
 
 export interface GreedyRunnerTargetOptions {
   modelPath: string;
   threads: number;
   contextSize: number;
+  /** --flash-attn of the runner; default: llama.cpp's own ("auto"). */
+  flashAttention?: FlashAttention;
 }
 
 export class GreedyRunnerTarget implements BenchTarget {

@@ -16,6 +16,8 @@ export interface NodeLlamaCppTargetOptions {
    * timed with the run), so the row does the same work as tessera's in-process row; default: bare text.
    */
   renderChatTemplate?: boolean;
+  /** createContext's flashAttention; default: node-llama-cpp's own ("auto"). */
+  flashAttention?: "auto" | boolean;
 }
 
 export class NodeLlamaCppTarget implements BenchTarget {
@@ -42,6 +44,7 @@ export class NodeLlamaCppTarget implements BenchTarget {
         contextSize: this.#options.contextSize,
         threads: this.#options.threads,
         ...(this.#options.batchSize !== undefined && { batchSize: this.#options.batchSize }),
+        ...(this.#options.flashAttention !== undefined && { flashAttention: this.#options.flashAttention }),
       });
       this.#sequence = this.#context.getSequence();
       if (this.#options.renderChatTemplate === true) this.#chatWrapper = resolveChatWrapper(this.#model);
@@ -53,6 +56,11 @@ export class NodeLlamaCppTarget implements BenchTarget {
         { cause: error },
       );
     }
+  }
+
+  /** The flash attention setting node-llama-cpp created the context with; undefined before prepare(). */
+  get flashAttention(): "auto" | boolean | undefined {
+    return this.#context?.flashAttention;
   }
 
   /** The model's own tokenizer (no BOS), for sizing prompts. */

@@ -1,6 +1,7 @@
 // `tessera bench throughput`: prompt and generation tokens/s of tessera (logits off / top-20 / full)
 // against node-llama-cpp and llama-bench on the same model and threads.
 import type { Command } from "commander";
+import type { FlashAttention } from "../../bench/flash-attention-setting.js";
 import { runThroughputBenchmark, type ThroughputLogits } from "../../bench/throughput-benchmark.js";
 import { throughputChart, throughputMarkdown } from "../../bench/throughput-report.js";
 import {
@@ -12,10 +13,12 @@ import {
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
+import { benchFlashAttentionOption } from "./bench-flash-attention-option.js";
 
 interface ThroughputFlags {
   model?: string;
   threads: number;
+  flashAttn: FlashAttention;
   promptTokens?: number;
   generatedTokens?: number;
   repetitions?: number;
@@ -49,6 +52,7 @@ async function throughput(flags: ThroughputFlags): Promise<void> {
       repetitions,
       logitsModes,
       rows: ["tessera", "node-llama-cpp", "llama-bench", "greedy-runner"],
+      flashAttention: flags.flashAttn,
       onProgress: ({ label }) => bar.update(Math.min(++step, steps), steps, { label }),
     });
   } finally {
@@ -76,6 +80,7 @@ export function registerThroughputBenchCommand(bench: Command): void {
       "model (default: llama-3.2-1b:q4_0, the 1B shape; tiny with --quick)",
     )
     .option("--threads <n>", "CPU threads for every row", integerArgument(1, 512), 1)
+    .addOption(benchFlashAttentionOption("row"))
     .option("--prompt-tokens <n>", "prompt length (default 512)", integerArgument(8))
     .option("--generated-tokens <n>", "tokens generated (default 128)", integerArgument(2))
     .option("--repetitions <n>", "measured repetitions per row (default 3)", integerArgument(1))

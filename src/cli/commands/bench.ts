@@ -4,6 +4,7 @@
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { type FlashAttention, flashAttentionNote } from "../../bench/flash-attention-setting.js";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
@@ -30,12 +31,14 @@ import {
 import { integerArgument, listOfIntegers } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 import { delayedProgressBar } from "../progress-bar.js";
+import { benchFlashAttentionOption } from "./bench-flash-attention-option.js";
 import { registerStrategiesBenchCommand } from "./bench-strategies.js";
 import { registerThroughputBenchCommand } from "./bench-throughput.js";
 
 interface TtfbFlags {
   model?: string;
   threads: number;
+  flashAttn: FlashAttention;
   contextSize?: number;
   promptTokens?: number[];
   runs?: number;
@@ -83,6 +86,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     contextSize,
     rows: flags.rows ? parseRows(flags.rows) : localRows,
     remotes,
+    flashAttention: flags.flashAttn,
   });
   const counter =
     targets.find((target) => target.name.startsWith("node-llama-cpp")) ??
@@ -106,6 +110,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   }
   const withModel = {
     ...result,
+    settings: { ...result.settings, flashAttention: flags.flashAttn },
     model: modelPath.split("/").at(-1),
     threads: flags.threads,
     command: benchCommandLine(),
@@ -124,7 +129,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     out: flags.out,
     name: "ttfb",
     result: withModel,
-    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${comparisons === "" ? "" : `\n${comparisons}\n`}${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). Command: \`${withModel.command}\`\n`,
+    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${comparisons === "" ? "" : `\n${comparisons}\n`}${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). ${flashAttentionNote(flags.flashAttn)} Command: \`${withModel.command}\`\n`,
     chart: ttfbChart(result),
     json: flags.json === true,
   });
@@ -157,6 +162,7 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
     )
     .option("-m, --model <file|preset>", "model for the local rows (default: tiny)")
     .option("--threads <n>", "CPU threads for every local row", integerArgument(1, 512), 1)
+    .addOption(benchFlashAttentionOption("local row"))
     .option(
       "--context-size <n>",
       "context per sequence (default: fits the longest prompt)",
