@@ -66,6 +66,8 @@ export function contextPools(): Readonly<Record<string, OptionPools>> {
     sequences: { inside: [1, 1, 2, 3, 4, 8, 16], outside: [0, 257, 256] },
     threads: { inside: [1, 1, 1, 2], outside: [0, 513] },
     unifiedKvCache: flag,
+    // Last: the context options drawn before it stay what they were for a given seed.
+    flashAttention: { inside: ["auto", "on", "off"], outside: ["yes", "ON", "", true, false, 1] },
   };
 }
 

@@ -23,6 +23,10 @@ describe("the option fuzzer", () => {
       return typeof context.batchSize === "number" && context.batchSize < sequences && sequences <= 256;
     });
     expect(tooSmallBatch.length).toBeGreaterThan(5);
+    // flashAttention's three choices, and values that are not one of them.
+    const flashAttention = new Set(cases.map(({ context }) => JSON.stringify(context.flashAttention)));
+    for (const value of ['"auto"', '"on"', '"off"', '"yes"', "true", "1"])
+      expect(flashAttention, `flashAttention ${value}`).toContain(value);
   });
 
   it("ends every case of seed 1 (0-39) in working objects or a typed error, in a child process", async () => {
