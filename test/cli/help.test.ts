@@ -9,11 +9,16 @@ describe("the tessera command", () => {
 });
 
 describe("tessera inspect --help", () => {
-  it("marks -o as required, in the usage line and on the option", () => {
+  it("marks -o as required unless --serve, in the usage line and on the option", () => {
     const output = execFileSync(process.execPath, ["dist/cli/main.js", "inspect", "--help"], {
       encoding: "utf8",
     });
-    expect(output).toMatch(/^Usage: tessera inspect -o <file> \[options\] \[prompt\.\.\.\]$/m);
-    expect(output).toMatch(/-o, --out <file>\s+where to write the HTML page \(required\)/);
+    expect(output).toMatch(
+      /^Usage: tessera inspect -o <file> \[options\] \[prompt\.\.\.\] \| --serve \[--port <n>\] \[options\]$/m,
+    );
+    // Commander wraps descriptions at 80 columns: compare with the line breaks folded.
+    const folded = output.replaceAll(/\s+/g, " ");
+    expect(folded).toMatch(/-o, --out <file> where to write the HTML page \(required unless --serve\)/);
+    expect(folded).toMatch(/or \(--serve\) serve a live page/);
   });
 });

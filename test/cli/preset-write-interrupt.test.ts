@@ -63,7 +63,8 @@ describe("generating a preset on first use", () => {
     const live = `.tmp-${process.pid}-def456-tiny-f32.gguf`;
     writeFileSync(join(dir, stale), "partial");
     writeFileSync(join(dir, live), "partial");
-    const result = await runCli(["run", "--threads", "1", "-n", "1", "x"], {
+    // A generated preset (not the committed default) is what sweeps the models folder.
+    const result = await runCli(["run", "--model", "tiny", "--threads", "1", "-n", "1", "x"], {
       env: { TESSERA_MODELS_DIR: dir },
     });
     expect(result.code).toBe(0);

@@ -94,7 +94,8 @@ export function registerInspectCommand(program: Command): void {
   const command = program
     .command("inspect")
     .description(
-      "generate once and write a self-contained HTML page of every token's raw and processed probabilities",
+      "generate once and write a self-contained HTML page of every token's raw and processed probabilities, " +
+        "or (--serve) serve a live page on 127.0.0.1 that branches at any token",
     )
     .argument("[prompt...]", "the prompt (read from stdin when omitted)");
   addModelFlags(command, { maxTokens: 64 })
