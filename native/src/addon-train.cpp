@@ -1,6 +1,8 @@
 #include "addon-train.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -175,7 +177,9 @@ class TrainWorker : public Napi::AsyncWorker {
       }
     }
     ggml_opt_optimizer_params params = ggml_opt_get_default_optimizer_params(nullptr);
-    params.adamw.alpha = static_cast<float>(self->learningRateAt(self->step_));
+    // ggml-opt asserts alpha > 0 (an abort of the whole process); a rate the warm-up or the decay scales
+    // below the smallest float would round to 0. TypeScript refuses such rates; this is the last guard.
+    params.adamw.alpha = std::max(static_cast<float>(self->learningRateAt(self->step_)), FLT_MIN);
     params.adamw.beta1 = static_cast<float>(self->options_.beta1);
     params.adamw.beta2 = static_cast<float>(self->options_.beta2);
     params.adamw.wd = static_cast<float>(self->options_.weightDecay);

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { loadLlamaModel } from "../backends/llamacpp/llama-model.js";
 import { physicalCoreCount } from "../backends/llamacpp/native-thread-count.js";
+import type { GgufFileInfo } from "../gguf/gguf-file-info.js";
 import { readGgufFile } from "../gguf/gguf-reader.js";
 import { TrainingError } from "./errors/training-error.js";
 import { type NativeTrainProgress, type NativeTrainSummary, startNativeTraining } from "./native-trainer.js";
@@ -72,6 +73,62 @@ function positiveInteger(name: string, value: number, minimum: number, maximum: 
   return value;
 }
 
+/** FLT_MIN: ggml-opt takes AdamW's rate as a float and asserts it is > 0 (an abort, not an error). */
+const smallestFloat32 = 1.1754943508222875e-38;
+
+/** The smallest rate the schedule gives a step: the warm-up's first step or the decay's floor. */
+function smallestLearningRate(
+  peak: number,
+  floor: number,
+  warmupSteps: number,
+  schedule: LearningRateSchedule,
+): number {
+  const firstWarmupStep = warmupSteps > 0 ? peak / warmupSteps : peak;
+  return schedule === "constant" ? firstWarmupStep : Math.min(firstWarmupStep, floor);
+}
+
+function checkSmallestLearningRate(peak: number, smallest: number): void {
+  if (Math.fround(smallest) < smallestFloat32) {
+    throw new TrainingError(
+      `learningRate ${peak} is too small: the schedule scales it to ${smallest.toPrecision(3)} (the warm-up's first step or the decay's floor, 1/1000 of the peak), ` +
+        `below the smallest float32 (${smallestFloat32.toPrecision(3)}) llama.cpp's optimizer takes; use a rate of at least ${(smallestFloat32 * (peak / smallest)).toPrecision(3)}`,
+      { option: "learningRate" },
+    );
+  }
+}
+
+/**
+ * llama.cpp trains F32 weights only: the backward pass of a quantized or F16 matrix product has no
+ * kernel, and ggml aborts the process on the first step (GGML_ASSERT in the scheduler).
+ */
+function checkTrainableStart(start: GgufFileInfo): void {
+  const frozen = start.tensors.find((tensor) => tensor.type !== "F32");
+  if (frozen !== undefined) {
+    const others = start.tensors.filter((tensor) => tensor.type !== "F32").length - 1;
+    throw new TrainingError(
+      `the start cannot be trained: ${frozen.name} is ${frozen.type}${others > 0 ? ` (and ${others} more tensors are not F32)` : ""}, and llama.cpp's trainer trains F32 weights only; ` +
+        "start from an F32 preset such as tiny-char, or an F32 GGUF",
+      { option: "start" },
+    );
+  }
+}
+
+function checkContextLength(start: GgufFileInfo, sequenceLength: number): void {
+  const architecture = start.metadataByKey.get("general.architecture");
+  const length =
+    architecture?.type === "string"
+      ? start.metadataByKey.get(`${architecture.value}.context_length`)
+      : undefined;
+  const contextLength =
+    length !== undefined && "value" in length && typeof length.value === "number" ? length.value : undefined;
+  if (contextLength !== undefined && sequenceLength > contextLength) {
+    throw new TrainingError(
+      `sequenceLength ${sequenceLength} is longer than the start's context length (${contextLength} tokens): use a sequenceLength of at most ${contextLength - (contextLength % 256)}`,
+      { option: "sequenceLength" },
+    );
+  }
+}
+
 export async function trainModel(options: TrainModelOptions): Promise<TrainModelResult> {
   const sequenceLength = positiveInteger("sequenceLength", options.sequenceLength ?? 256, 256, 8192);
   if (sequenceLength % 256 !== 0) {
@@ -92,7 +149,19 @@ export async function trainModel(options: TrainModelOptions): Promise<TrainModel
     });
   }
   const schedule = options.schedule ?? "cosine";
-  const previous = readTrainingRecord((await readGgufFile(options.start)).metadataByKey);
+  // The native trainer's default floor (also for 0): 1/1000 of the peak.
+  const minLearningRate =
+    options.minLearningRate !== undefined && options.minLearningRate > 0
+      ? options.minLearningRate
+      : learningRate * 1e-3;
+  checkSmallestLearningRate(
+    learningRate,
+    smallestLearningRate(learningRate, minLearningRate, warmupSteps, schedule),
+  );
+  const startFile = await readGgufFile(options.start);
+  checkTrainableStart(startFile);
+  checkContextLength(startFile, sequenceLength);
+  const previous = readTrainingRecord(startFile.metadataByKey);
 
   // Tokenize with the model's own tokenizer (a normal, mapped load), then let it go before training.
   const corpus = await loadCorpusText(options.corpus, epochs, seed);
@@ -136,6 +205,17 @@ export async function trainModel(options: TrainModelOptions): Promise<TrainModel
       {
         option: "corpus",
       },
+    );
+  }
+  if (validation.length === 0 && corpus.heldOut !== undefined) {
+    // ggml-opt validates on whole rows only: a held-out part shorter than one row is silently no validation.
+    const { lines, totalLines, fraction } = corpus.heldOut;
+    const tokensPerLine = Math.max(tokens / totalLines, 1e-9);
+    const linesNeeded = Math.ceil(Math.ceil(width / tokensPerLine) / fraction);
+    throw new TrainingError(
+      `validationFraction ${fraction} holds out ${lines} lines, fewer than one row of ${sequenceLength} tokens, so nothing would be validated: ` +
+        `use a corpus of at least ${linesNeeded} lines like these, a larger validationFraction, or a shorter sequenceLength`,
+      { option: "validationFraction" },
     );
   }
   options.onPrepared?.({

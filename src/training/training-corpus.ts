@@ -21,6 +21,8 @@ export interface CorpusText {
   readonly description: string;
   /** True when each pass is its own text (the native trainer then runs one epoch over all of them). */
   readonly passesInText: boolean;
+  /** A text file's held-out lines (the validation), so an empty validation can say how long a corpus must be. */
+  readonly heldOut?: { readonly lines: number; readonly totalLines: number; readonly fraction: number };
   /** A chat template that renders prompts the way the corpus reads (replaces the start's), if any. */
   readonly chatTemplate?: string;
 }
@@ -77,14 +79,24 @@ export async function loadCorpusText(
       passesInText: false,
     };
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(corpus.path, "utf8");
+    bytes = await readFile(corpus.path);
   } catch (error) {
     throw new TrainingError(`cannot read the corpus ${corpus.path}: ${(error as Error).message}`, {
       option: "corpus",
       cause: error,
     });
+  }
+  let text: string;
+  try {
+    // Fatal: a lenient decode would train on U+FFFD where the file has other bytes, unseen.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (error) {
+    throw new TrainingError(
+      `the corpus ${corpus.path} is not UTF-8 text: convert it first (for example with iconv -f latin1 -t utf-8)`,
+      { option: "corpus", cause: error },
+    );
   }
   const lines = text.split("\n");
   const validationLines = Math.max(1, Math.floor(lines.length * corpus.validationFraction));
@@ -96,11 +108,12 @@ export async function loadCorpusText(
       },
     );
   }
-  const sha256 = createHash("sha256").update(text).digest("hex").slice(0, 16);
+  const sha256 = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
   return {
     trainingPasses: [`${lines.slice(0, -validationLines).join("\n")}\n`],
     validation: `${lines.slice(-validationLines).join("\n")}\n`,
     description: `text file ${corpus.path.split("/").pop()} (sha256 ${sha256}…, ${text.length} characters), last ${validationLines} lines held out`,
+    heldOut: { lines: validationLines, totalLines: lines.length, fraction: corpus.validationFraction },
     passesInText: false,
   };
 }

@@ -4,9 +4,15 @@ import { join } from "node:path";
 import { characterVocabulary } from "../../src/gguf/character-vocabulary.js";
 import { writeGgufFile } from "../../src/gguf/gguf-writer.js";
 import { synthesizeLlamaModel } from "../../src/gguf/llama-synthesizer.js";
+import type { WritableTensorType } from "../../src/gguf/tensor-encoding.js";
 
-export async function writeMicroModel(folder: string, seed = 1): Promise<string> {
-  const path = join(folder, `micro-${seed}.gguf`);
+/** `type` other than F32 makes a start llama.cpp's trainer cannot train (for the refusal tests). */
+export async function writeMicroModel(
+  folder: string,
+  seed = 1,
+  type: WritableTensorType = "F32",
+): Promise<string> {
+  const path = join(folder, type === "F32" ? `micro-${seed}.gguf` : `micro-${seed}-${type}.gguf`);
   const model = synthesizeLlamaModel({
     name: "micro",
     hyperParameters: {
@@ -21,7 +27,7 @@ export async function writeMicroModel(folder: string, seed = 1): Promise<string>
       tiedOutput: false,
     },
     vocabulary: characterVocabulary(),
-    type: "F32",
+    type,
     seed,
     initialization: "trainable",
   });
