@@ -1,9 +1,10 @@
 // Trains a GGUF with llama.cpp's own trainer (ggml-opt through the native addon) and writes the result
 // with its training record. The corpus is tokenized by the model's own tokenizer (a real llama.cpp
 // load), cut into rows that start at line starts with BOS first, as every prompt does at inference.
-import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadLlamaModel } from "../backends/llamacpp/llama-model.js";
 import { physicalCoreCount } from "../backends/llamacpp/native-thread-count.js";
 import type { GgufFileInfo } from "../gguf/gguf-file-info.js";
@@ -71,6 +72,40 @@ function positiveInteger(name: string, value: number, minimum: number, maximum: 
     });
   }
   return value;
+}
+
+// llama.cpp writes the trained model into a scratch folder under os.tmpdir(), named after the process, so
+// one that died without cleaning up (SIGKILL, a crash) is recognised and removed by the next run.
+const scratchPrefix = "tessera-train-scratch-";
+const scratchFolders = new Set<string>();
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function sweepScratchFolders(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(/^tessera-train-scratch-(\d+)-/.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && !processIsAlive(pid)) {
+      await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Removes the scratch folders of the trainings under way, synchronously: for a process about to end
+ * without waiting for llama.cpp's trainer (a second Ctrl-C), whose `finally` blocks will never run.
+ */
+export function removeTrainingScratchSync(): void {
+  for (const folder of scratchFolders) rmSync(folder, { recursive: true, force: true });
+  scratchFolders.clear();
 }
 
 /** FLT_MIN: ggml-opt takes AdamW's rate as a float and asserts it is > 0 (an abort, not an error). */
@@ -224,7 +259,9 @@ export async function trainModel(options: TrainModelOptions): Promise<TrainModel
     tokens,
   });
 
-  const scratch = await mkdtemp(join(dirname(options.output), ".tmp-train-"));
+  await sweepScratchFolders();
+  const scratch = await mkdtemp(join(tmpdir(), `${scratchPrefix}${process.pid}-`));
+  scratchFolders.add(scratch);
   const trainedPath = join(scratch, "trained.gguf");
   try {
     const training = startNativeTraining(
@@ -293,6 +330,7 @@ export async function trainModel(options: TrainModelOptions): Promise<TrainModel
     });
     return { output: options.output, summary, record };
   } finally {
+    scratchFolders.delete(scratch);
     await rm(scratch, { recursive: true, force: true });
   }
 }

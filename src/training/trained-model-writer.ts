@@ -31,6 +31,11 @@ function tensorData(path: string, tensor: GgufTensorInfo): () => AsyncIterable<U
   };
 }
 
+/** Where the model is written before its rename to `outputPath` (for a caller that must clean up synchronously). */
+export function trainedModelTemporaryPath(outputPath: string): string {
+  return join(dirname(outputPath), `.tmp-${process.pid}-${basename(outputPath)}`);
+}
+
 export async function writeTrainedModel(options: {
   startPath: string;
   trainedPath: string;
@@ -70,7 +75,7 @@ export async function writeTrainedModel(options: {
       return entry;
     });
   metadata.push(...options.record);
-  const temporary = join(dirname(options.outputPath), `.tmp-${process.pid}-${basename(options.outputPath)}`);
+  const temporary = trainedModelTemporaryPath(options.outputPath);
   try {
     await writeGgufFile(temporary, { metadata, tensors });
     await rename(temporary, options.outputPath);

@@ -1,12 +1,18 @@
 // `tessera models train`: trains a preset or GGUF on a built-in task or a text file with llama.cpp's
 // own trainer (ggml-opt, through the native addon) and writes a GGUF with its training record.
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { physicalCoreCount } from "../../backends/llamacpp/native-thread-count.js";
 import { modelsDirectory, resolveModel } from "../../gguf/default-model.js";
+import { TrainingError } from "../../training/errors/training-error.js";
 import type { NativeTrainProgress } from "../../training/native-trainer.js";
-import { type LearningRateSchedule, trainModel } from "../../training/train-model.js";
+import {
+  type LearningRateSchedule,
+  removeTrainingScratchSync,
+  trainModel,
+} from "../../training/train-model.js";
+import { trainedModelTemporaryPath } from "../../training/trained-model-writer.js";
 import type { TrainingCorpus } from "../../training/training-corpus.js";
 import { describeTrainingRecord } from "../../training/training-record.js";
 import { InputFileError } from "../errors/input-file-error.js";
@@ -48,9 +54,16 @@ interface TrainCommandOptions {
   resume?: string;
 }
 
-function corpusOf(text: string, validationFraction: number): TrainingCorpus {
-  if (text === "addition") return { kind: "addition" };
-  if (text === "sorting") return { kind: "sorting" };
+function corpusOf(text: string, validationFraction: number, validationGiven: boolean): TrainingCorpus {
+  if (text === "addition" || text === "sorting") {
+    if (validationGiven) {
+      throw new TrainingError(
+        `--validation applies to fortunes and text files only: built-in tasks hold out their own problems (--corpus ${text} validates on its fixed held-out set). Leave out --validation.`,
+        { option: "validationFraction" },
+      );
+    }
+    return { kind: text };
+  }
   if (text === "fortunes") return { kind: "fortunes", validationFraction };
   const path = resolve(text);
   if (!existsSync(path)) {
@@ -67,8 +80,50 @@ function percent(value: number): string {
   return Number.isFinite(value) ? (value * 100).toFixed(1) : "-";
 }
 
-async function train(start: string, options: TrainCommandOptions): Promise<void> {
-  const corpus = corpusOf(options.corpus, options.validation);
+// The library names its options (learningRate); a CLI user has flags. Messages of trainModel's
+// TrainingError name the option as a word, which becomes the flag here.
+const flagsByOption: Readonly<Record<string, string>> = {
+  sequenceLength: "--sequence-length",
+  learningRate: "--lr",
+  validationFraction: "--validation",
+  warmupSteps: "--warmup",
+  shardSize: "--shard-size",
+  epochs: "--epochs",
+  threads: "--threads",
+  seed: "--seed",
+};
+
+function inFlags(error: unknown, start: string): unknown {
+  if (!TrainingError.isInstance(error) || error.option === undefined) return error;
+  let message = error.message;
+  for (const [option, flag] of Object.entries(flagsByOption)) {
+    message = message.replace(new RegExp(`\\b${option}\\b`, "g"), flag);
+  }
+  if (error.option === "start") message = `<start> ${start}: ${message}`;
+  if (error.option === "corpus" && !message.includes("--corpus")) message = `--corpus: ${message}`;
+  return new TrainingError(message, { option: error.option, cause: error });
+}
+
+/**
+ * A second Ctrl-C (or SIGTERM after a first signal) must not wait for llama.cpp: process.exit joins
+ * libuv's thread pool, where llama_opt_epoch runs on until its slice ends (tens of seconds). So the
+ * scratch files go synchronously and the process ends by the signal itself, as an unhandled one would.
+ */
+function quitNow(signal: NodeJS.Signals, output: string): never {
+  removeTrainingScratchSync();
+  rmSync(trainedModelTemporaryPath(output), { force: true });
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+  // Not reached: the default action of SIGINT and SIGTERM ends the process.
+  process.exit(130);
+}
+
+async function train(start: string, options: TrainCommandOptions, command: Command): Promise<void> {
+  const corpus = corpusOf(
+    options.corpus,
+    options.validation,
+    command.getOptionValueSource("validation") === "cli",
+  );
   let startPath: string;
   if (options.resume !== undefined) {
     startPath = resolve(options.resume);
@@ -97,9 +152,10 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
   );
   const controller = new AbortController();
   let interrupts = 0;
-  const onSignal = (): void => {
+  // SIGTERM (a service manager, `kill`) is a polite stop too: the checkpoint is kept.
+  const onSignal = (signal: NodeJS.Signals): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) quitNow(signal, output);
     bar.stop();
     process.stderr.write(
       "Stopping at the next shard boundary; the checkpoint will be written (Ctrl-C again to quit without it).\n",
@@ -107,6 +163,7 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
     controller.abort();
   };
   process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   let lastLine = Number.NEGATIVE_INFINITY;
   const onProgress = (progress: NativeTrainProgress): void => {
     if (progress.kind === "validation") {
@@ -156,6 +213,8 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
         process.stderr.write(
           `${tokens} tokens: ${trainRows} training rows, ${validationRows} validation rows\n`,
         ),
+    }).catch((error: unknown) => {
+      throw inFlags(error, start);
     });
     bar.stop();
     process.stdout.write(
@@ -166,6 +225,7 @@ async function train(start: string, options: TrainCommandOptions): Promise<void>
   } finally {
     bar.stop();
     process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
   }
 }
 
