@@ -25,11 +25,15 @@ export async function sampleText(
       const stream = context.generate(model.tokenize(options.prompt ?? ""), {
         temperature: options.temperature,
         seed: options.seed,
-        // One character per token in the character vocabulary.
-        maxTokens: options.characters,
+        // Characters, not tokens: a byte token can be part of a character, a BPE token several. A
+        // character takes at most 4 byte tokens; the rest is room for tokens with no text.
+        maxTokens: options.characters * 4 + 64,
         ignoreEos: true,
       });
-      const text = (await stream.collect()).text;
+      for await (const _ of stream.batches()) {
+        if ([...stream.text].length >= options.characters) break;
+      }
+      const text = [...stream.text].slice(0, options.characters).join("");
       const words = text.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? [];
       const knownWords = words.filter((word) => vocabulary.has(word)).length;
       return { text, words: words.length, knownWords, knownShare: knownWords / Math.max(1, words.length) };

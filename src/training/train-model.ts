@@ -311,7 +311,11 @@ export async function trainModel(options: TrainModelOptions): Promise<TrainModel
       threads,
       finalLoss: summary.trainLoss,
       validationLoss: summary.validationLoss,
-      initialValidationLoss: previous?.initialValidationLoss ?? summary.initialValidationLoss,
+      // The record reads a missing figure as NaN (a run that validated nothing), which `??` would keep.
+      initialValidationLoss:
+        previous !== undefined && !Number.isNaN(previous.initialValidationLoss)
+          ? previous.initialValidationLoss
+          : summary.initialValidationLoss,
       validationAccuracy: summary.validationAccuracy,
       stopped: summary.stopped,
       resumedSteps: previous?.steps ?? 0,

@@ -81,7 +81,7 @@ export function registerModelsEvaluateCommand(models: Command): void {
   models
     .command("evaluate")
     .description(
-      "recompute a trained model's figures: held-out addition accuracy, or text bits/character and corpus words",
+      "a trained model's figures: held-out addition or sorting accuracy (recomputed), or text bits/character (from the training record) and the corpus words in a sample (recomputed)",
     )
     .argument("<model>", "a trained preset (tiny-arith, tiny-text) or GGUF file")
     .requiredOption("--task <task>", "addition, sorting or text", (text: string) => {

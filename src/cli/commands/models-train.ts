@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { physicalCoreCount } from "../../backends/llamacpp/native-thread-count.js";
 import { modelsDirectory, resolveModel } from "../../gguf/default-model.js";
+import { readGgufFile } from "../../gguf/gguf-reader.js";
 import { TrainingError } from "../../training/errors/training-error.js";
 import type { NativeTrainProgress } from "../../training/native-trainer.js";
 import {
@@ -14,7 +15,7 @@ import {
 } from "../../training/train-model.js";
 import { trainedModelTemporaryPath } from "../../training/trained-model-writer.js";
 import type { TrainingCorpus } from "../../training/training-corpus.js";
-import { describeTrainingRecord } from "../../training/training-record.js";
+import { describeTrainingRecord, readTrainingRecord } from "../../training/training-record.js";
 import { InputFileError } from "../errors/input-file-error.js";
 import { integerArgument, numberArgument } from "../number-arguments.js";
 import { prepareOutputFolder, reportCreatedFolders } from "../output-folder.js";
@@ -132,6 +133,14 @@ async function train(start: string, options: TrainCommandOptions, command: Comma
         startPath,
         "no such file",
         "Pass a checkpoint written by tessera models train to --resume.",
+      );
+    }
+    // The weights come from the checkpoint; a <start> that names another model would be silently ignored.
+    const started = readTrainingRecord((await readGgufFile(startPath)).metadataByKey)?.start;
+    if (started !== undefined && started !== start && resolve(started) !== resolve(start)) {
+      throw new TrainingError(
+        `<start> ${start} is not where --resume ${options.resume} started (${started}): the weights come from the checkpoint, so pass ${started} as <start>, or leave out --resume to train ${start} from scratch`,
+        { option: "start" },
       );
     }
   } else {

@@ -1,0 +1,94 @@
+// The training record across a resume, and the text evaluation's sample length (issue 16's review).
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleText } from "../../src/training/text-evaluation.js";
+import { trainModel } from "../../src/training/train-model.js";
+import { writeTrainedModel } from "../../src/training/trained-model-writer.js";
+import { type TrainingRecord, trainingRecordEntries } from "../../src/training/training-record.js";
+import { linesOf, runCli } from "../cli/support/run-cli.js";
+import { writeMicroModel } from "./micro-model.js";
+
+const line = "the quick brown fox jumps over the lazy dog";
+let folder: string;
+let start: string;
+let corpus: string;
+/** A checkpoint whose record has no start loss (written by a run that validated nothing). */
+let checkpoint: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "tessera-train-record-"));
+  start = await writeMicroModel(folder);
+  corpus = join(folder, "line.txt");
+  await writeFile(corpus, `${line}\n`.repeat(400));
+  checkpoint = join(folder, "checkpoint.gguf");
+  const record: TrainingRecord = {
+    corpus: "text file line.txt",
+    start: "micro",
+    steps: 3,
+    epochs: 1,
+    tokens: 768,
+    sequenceLength: 256,
+    learningRate: 1e-3,
+    schedule: "cosine",
+    warmupSteps: 1,
+    seed: 1,
+    threads: 1,
+    finalLoss: 5,
+    validationLoss: Number.NaN,
+    initialValidationLoss: Number.NaN,
+    validationAccuracy: Number.NaN,
+    stopped: false,
+    resumedSteps: 0,
+    tesseraVersion: "0.0.0",
+  };
+  await writeTrainedModel({
+    startPath: start,
+    trainedPath: start,
+    outputPath: checkpoint,
+    name: "checkpoint",
+    record: trainingRecordEntries(record),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe("resuming", () => {
+  it("records this run's start loss when the checkpoint's record has none (NaN, not undefined)", async () => {
+    const result = await trainModel({
+      start: checkpoint,
+      output: join(folder, "resumed.gguf"),
+      corpus: { kind: "text", path: corpus, validationFraction: 0.05 },
+      threads: 1,
+      warmupSteps: 1,
+      shardSize: 64,
+    });
+    expect(result.record.resumedSteps).toBe(3);
+    expect(result.record.initialValidationLoss).toBe(result.summary.initialValidationLoss);
+    expect(Number.isFinite(result.record.initialValidationLoss)).toBe(true);
+  }, 120_000);
+
+  it("refuses a <start> that is not the checkpoint's start, instead of ignoring it", async () => {
+    const result = await runCli(
+      ["models", "train", "tiny", "--resume", checkpoint, "--corpus", corpus, "--threads", "1"],
+      { env: { TESSERA_MODELS_DIR: join(folder, "models") } },
+    );
+    expect(result.code, result.stderr).toBe(1);
+    const lines = linesOf(result.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("<start> tiny");
+    expect(lines[0]).toContain("--resume");
+    expect(lines[0]).toContain("micro");
+  });
+});
+
+describe("the text evaluation's sample", () => {
+  it("has as many characters as asked for, not as many tokens", async () => {
+    // A random micro model emits byte tokens too, several of which make one character (or none).
+    const sample = await sampleText(start, new Set(["the"]), { characters: 120, temperature: 1, seed: 3 });
+    expect([...sample.text]).toHaveLength(120);
+  }, 60_000);
+});
