@@ -96,12 +96,15 @@ export function readTrainingRecord(metadata: ReadonlyMap<string, GgufValue>): Tr
 /** Lines for `tessera models info`. */
 export function describeTrainingRecord(record: TrainingRecord): string[] {
   const loss = (value: number): string => (Number.isFinite(value) ? value.toFixed(3) : "n/a");
+  // ggml-opt's figure is a running mean, reset per native epoch; a built-in task puts all its epochs in
+  // one native pass (train-model.ts), so there it is the whole run's mean.
+  const span = /^(addition|sorting):/.test(record.corpus) ? "the whole run" : "the last epoch";
   return [
     `trained by tessera ${record.tesseraVersion} from ${record.start}${record.resumedSteps > 0 ? ` (resumed after ${record.resumedSteps} steps; optimizer restarted)` : ""}`,
     `corpus: ${record.corpus}`,
     `${record.steps} steps, ${record.epochs} epoch(s), ${record.tokens} tokens, sequence length ${record.sequenceLength}, ` +
       `learning rate ${Number(record.learningRate.toPrecision(3))} (${record.schedule}, ${record.warmupSteps} warm-up steps), seed ${record.seed}, ${record.threads} thread(s)`,
-    `final training loss ${loss(record.finalLoss)} nats/token; validation loss ${loss(record.validationLoss)} ` +
+    `training loss ${loss(record.finalLoss)} nats/token (mean over ${span}); validation loss ${loss(record.validationLoss)} ` +
       `(start ${loss(record.initialValidationLoss)}), validation next-token accuracy ${Number.isFinite(record.validationAccuracy) ? `${(record.validationAccuracy * 100).toFixed(1)}%` : "n/a"}` +
       (record.stopped ? "; stopped early (checkpoint)" : ""),
   ];

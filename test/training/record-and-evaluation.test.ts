@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleText } from "../../src/training/text-evaluation.js";
 import { trainModel } from "../../src/training/train-model.js";
 import { writeTrainedModel } from "../../src/training/trained-model-writer.js";
-import { type TrainingRecord, trainingRecordEntries } from "../../src/training/training-record.js";
+import {
+  describeTrainingRecord,
+  type TrainingRecord,
+  trainingRecordEntries,
+} from "../../src/training/training-record.js";
 import { linesOf, runCli } from "../cli/support/run-cli.js";
 import { writeMicroModel } from "./micro-model.js";
 
@@ -91,4 +95,38 @@ describe("the text evaluation's sample", () => {
     const sample = await sampleText(start, new Set(["the"]), { characters: 120, temperature: 1, seed: 3 });
     expect([...sample.text]).toHaveLength(120);
   }, 60_000);
+});
+
+describe("the record's description", () => {
+  const record = (corpus: string): TrainingRecord => ({
+    corpus,
+    start: "tiny-char",
+    steps: 10,
+    epochs: 2,
+    tokens: 2560,
+    sequenceLength: 256,
+    learningRate: 1e-3,
+    schedule: "cosine",
+    warmupSteps: 1,
+    seed: 1,
+    threads: 1,
+    finalLoss: 1.5,
+    validationLoss: 1.4,
+    initialValidationLoss: 5.9,
+    validationAccuracy: 0.5,
+    stopped: false,
+    resumedSteps: 0,
+    tesseraVersion: "0.0.0",
+  });
+
+  // ggml-opt's result is a running mean that the trainer resets per epoch; a built-in task's epochs are
+  // one native pass, so its figure is the whole run's mean. "final" suggested the loss at the end.
+  it("says what the training loss is a mean of", () => {
+    expect(describeTrainingRecord(record("text file a.txt")).join("\n")).toContain(
+      "training loss 1.500 nats/token (mean over the last epoch)",
+    );
+    expect(describeTrainingRecord(record("sorting: 4 digits")).join("\n")).toContain(
+      "training loss 1.500 nats/token (mean over the whole run)",
+    );
+  });
 });
