@@ -19,7 +19,7 @@ export interface TrainingRecord {
   readonly warmupSteps: number;
   readonly seed: number;
   readonly threads: number;
-  /** Mean training loss (nats per token) of the last shard. */
+  /** Training loss (nats per token): ggml-opt's running mean over the last native epoch (a built-in task's whole run). */
   readonly finalLoss: number;
   readonly validationLoss: number;
   /** Validation loss of the starting weights (NaN when not measured). */
