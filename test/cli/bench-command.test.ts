@@ -48,7 +48,22 @@ describe("tessera bench ttfb --quick", () => {
       }
       expect(row.skipped).toBeNull();
       expect(row.runs).toBe(2);
-      expect(row.errorRate).toBe(0);
+      const failed = json.runs.filter(
+        (run: { target: string; promptTokens: number; ok: boolean }) =>
+          run.target === row.target && run.promptTokens === row.promptTokens && !run.ok,
+      );
+      // llama-server parses even /v1/completions output with the model's chat format and sends an error
+      // event when the random-weight model's bytes do not fit (about 1 run in 20, flash attention on or
+      // off): its own errors, counted in its error rate. Any other failure is a bug.
+      const ownErrors = row.target.startsWith("llama-server")
+        ? failed.filter((run: { error: string }) => /does not match the expected/.test(run.error))
+        : [];
+      expect(
+        failed.length - ownErrors.length,
+        `${row.target} @ ${row.promptTokens}: ${JSON.stringify(failed)}`,
+      ).toBe(0);
+      const succeeded = row.runs - failed.length;
+      if (succeeded === 0) continue;
       for (const figure of ["firstByteMs", "firstContentMs", "interTokenMs", "tokensPerSecond"]) {
         // Over HTTP, a run whose tokens all arrive in one read has no per-token times to measure
         // ("n/a", never a made-up rate); in process every token has its own arrival time.
@@ -59,10 +74,10 @@ describe("tessera bench ttfb --quick", () => {
           continue;
         }
         if (perToken && row.target.includes("(HTTP")) {
-          expect(row[figure].count, `${row.target} ${figure}`).toBeLessThanOrEqual(2);
+          expect(row[figure].count, `${row.target} ${figure}`).toBeLessThanOrEqual(succeeded);
           if (row[figure].count === 0) continue;
         } else {
-          expect(row[figure].count, `${row.target} ${figure}`).toBe(2);
+          expect(row[figure].count, `${row.target} ${figure}`).toBe(succeeded);
         }
         expect(row[figure].median).toBeGreaterThan(0);
         expect(row[figure].p90).toBeGreaterThanOrEqual(row[figure].median);
