@@ -9,7 +9,8 @@ export interface StreamObserver {
   /**
    * A piece of generated text arrived; empty pieces are not content and do not count. `arrivedAt`
    * (performance.now()) is when the read that held it arrived: pieces parsed from one read share it, so
-   * they count as one arrival, not as tokens microseconds apart.
+   * they count as one arrival, not as tokens microseconds apart. Without it the runner stamps the piece
+   * with the event-loop turn it came in (see arrival-clock.ts).
    */
   content(text: string, arrivedAt?: number): void;
 }

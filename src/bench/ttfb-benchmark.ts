@@ -1,7 +1,9 @@
 // The latency benchmark: every target streams the same prompt lengths, N runs each with unique prompts,
 // interleaved (run 1 of every target, then run 2, ...) so a slow minute on the machine hits all rows alike.
 // Failures are counted as an error rate and never enter the latency figures.
+import { createArrivalClock } from "./arrival-clock.js";
 import type { BenchTarget, StreamObserver } from "./bench-target.js";
+import { decodeRate } from "./decode-rate.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
 import { type FirstTokenStageTimes, firstTokenStages } from "./first-token-stages.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
@@ -148,27 +150,6 @@ function medianStages(records: ReadonlyArray<TtfbRunRecord>): FirstTokenStageTim
   return medians;
 }
 
-/**
- * Decode speed from arrival times: the tokens that came after the first arrival, over the time from the
- * first arrival to the last. Pieces of one read share an arrival time; with a single arrival there is no
- * span to measure, so both figures are null ("n/a"), never a rate made of parsing microseconds. A piece
- * counts as one token (targets hand over one piece per token unless the reader fell behind).
- */
-function decodeRate(
-  arrivals: readonly number[],
-  completionTokens: number,
-): { tokensPerSecond: number | null; interTokenMs: number | null } {
-  const first = arrivals[0];
-  const last = arrivals[arrivals.length - 1];
-  if (first === undefined || last === undefined || last <= first) {
-    return { tokensPerSecond: null, interTokenMs: null };
-  }
-  const inFirstArrival = arrivals.filter((at) => at === first).length;
-  const after = Math.max(completionTokens - inFirstArrival, arrivals.length - inFirstArrival);
-  const span = last - first;
-  return { tokensPerSecond: (after * 1000) / span, interTokenMs: span / after };
-}
-
 async function measureOnce(
   target: BenchTarget,
   prompt: string,
@@ -181,13 +162,15 @@ async function measureOnce(
     : AbortSignal.timeout(timeoutMs);
   let firstByteAt: number | null = null;
   const contentTimes: number[] = [];
+  // Targets that read their pieces in-process give no read time: a piece arrives with its event-loop turn.
+  const arrival = createArrivalClock();
   const observer: StreamObserver = {
     firstByte() {
       firstByteAt ??= performance.now();
     },
     content(text, arrivedAt) {
       if (text === "") return;
-      const now = arrivedAt ?? performance.now();
+      const now = arrivedAt ?? arrival();
       firstByteAt ??= now;
       contentTimes.push(now);
     },
