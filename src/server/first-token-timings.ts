@@ -125,10 +125,19 @@ export class FirstTokenTimings {
         raw.write = write;
         return (write as (...rest: unknown[]) => boolean).apply(this, args);
       } as typeof raw.write;
-      // 'finish' once the last byte is handed to the socket, 'close' if the client left first.
+      // A reply that is not streamed goes out in one end(body): its first byte is written there.
+      const end = raw.end;
+      raw.end = function (this: ServerResponse, ...args: unknown[]) {
+        if (args[0] !== undefined && typeof args[0] !== "function") marks.firstWriteAt ??= performance.now();
+        raw.end = end;
+        return (end as (...rest: unknown[]) => ServerResponse).apply(this, args);
+      } as typeof raw.end;
+      // 'finish' once the last byte is handed to the socket, 'close' if the client left first. Only a
+      // request that called the backend has a record to keep: any other request carrying the header (a
+      // GET of the record itself) must not overwrite the record of the completion that owns the id.
       let kept = false;
       const keep = () => {
-        if (!kept) this.#keep(marks.id, stagesOf(marks));
+        if (!kept && marks.generateAt !== undefined) this.#keep(marks.id, stagesOf(marks));
         kept = true;
       };
       raw.once("finish", keep);
@@ -159,7 +168,10 @@ export class FirstTokenTimings {
     });
   }
 
+  /** Kept until evicted (the oldest first past `keptResults`); reads leave it, so a GET is repeatable. */
   #keep(id: string, result: ServedFirstTokenTimings | null): void {
+    // A re-used id moves to the end, so eviction order stays the order of completion.
+    this.#results.delete(id);
     this.#results.set(id, result);
     if (this.#results.size > keptResults) this.#results.delete(this.#results.keys().next().value!);
   }
