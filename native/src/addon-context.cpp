@@ -151,6 +151,11 @@ Napi::Value AddonContext::Create(Napi::Env env, const std::shared_ptr<ModelHandl
   params.no_perf = true;
   // Flash attention: "auto" is llama.cpp's default (on where the backend supports it); TypeScript passes
   // its own default (docs/native.md: on this kind of CPU "auto" slowed decoding at depth).
+  // Only a missing option means "auto": a number, null or other non-string is refused, not read as auto.
+  const Napi::Value flashAttentionValue = options.Get("flashAttention");
+  if (!flashAttentionValue.IsUndefined() && !flashAttentionValue.IsString()) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "flashAttention must be \"auto\", \"on\" or \"off\" (a string)");
+  }
   const std::string flashAttention = stringOption(options, "flashAttention", "auto");
   if (flashAttention == "on") {
     params.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_ENABLED;

@@ -71,4 +71,25 @@ describe("the flashAttention context option", () => {
       raw.dispose();
     }
   });
+
+  it("is refused natively when it is not a string or has another case, never read as auto", async () => {
+    const raw = await loadRawTinyModel();
+    try {
+      for (const value of [1, null, true, "ON"]) {
+        expect(() =>
+          raw.createContext({
+            contextSize: 64,
+            batchSize: 64,
+            sequences: 1,
+            threads: 1,
+            batchThreads: 1,
+            unifiedKvCache: false,
+            flashAttention: value as unknown as "on",
+          }),
+        ).toThrow(/flashAttention must be "auto", "on" or "off"/);
+      }
+    } finally {
+      raw.dispose();
+    }
+  });
 });
