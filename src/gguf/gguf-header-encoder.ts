@@ -97,6 +97,15 @@ function writeScalar(sink: ByteSink, type: GgufValueTypeName, value: GgufArrayIt
 }
 
 function writeValue(sink: ByteSink, value: GgufValue, key: string): void {
+  // Untyped JavaScript callers can pass a bare value; without a wire type it would be written as an
+  // undefined type code, a file that no reader can parse.
+  const type = (value as { type?: unknown } | null)?.type;
+  if (typeof type !== "string" || !Object.hasOwn(ggufValueTypeCodes, type)) {
+    const shown = JSON.stringify(value) ?? String(value);
+    throw new GgufWriteError(
+      `the value of "${key}" is ${shown.length > 60 ? `${shown.slice(0, 60)}…` : shown}, not a typed GGUF value; wrap it with gguf.string(), gguf.uint32(), gguf.array() and so on`,
+    );
+  }
   sink.uint32(ggufValueTypeCodes[value.type]);
   writeScalar(sink, value.type, value.type === "array" ? value : value.value, key);
 }

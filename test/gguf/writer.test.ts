@@ -121,6 +121,17 @@ describe("writing GGUF files", () => {
     }
   });
 
+  it("rejects a metadata value that is not a typed GGUF value (a plain string, number or null), naming the key", async () => {
+    const path = join(scratch.path, "plain.gguf");
+    for (const plain of ["llama", 3, null, { type: "text", value: "x" }]) {
+      const entry = { key: "general.architecture", value: plain } as unknown as GgufMetadataEntry;
+      const write = writeGgufFile(path, { metadata: [entry], tensors: [] });
+      await expect(write).rejects.toSatisfy((error) => GgufWriteError.isInstance(error));
+      await expect(write).rejects.toThrow(/"general\.architecture".*gguf\.string/);
+      expect(existsSync(path)).toBe(false);
+    }
+  });
+
   it("rejects duplicate keys and names, bad shapes and a bad alignment before writing anything", async () => {
     const path = join(scratch.path, "never.gguf");
     const attempts = [
