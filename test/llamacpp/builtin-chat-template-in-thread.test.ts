@@ -69,3 +69,53 @@ describe("a built-in chat template", () => {
     expect((error as ChatTemplateLimitError).allowed).toBe(40);
   });
 });
+
+// A render in this thread has no time or memory limit and blocks the event loop (100,000 short messages
+// took seconds on the server thread): past a size bound even a built-in template goes to the sandbox,
+// so limits and outcomes for big inputs are the sandbox's, as before built-ins rendered in-thread.
+describe("a built-in chat template over a big input", () => {
+  const many = (count: number) => ({
+    ...input,
+    systemPrompt: undefined,
+    messages: Array.from(
+      { length: count },
+      (_, index) => new Message(index % 2 ? "assistant" : "user", `m${index}`),
+    ),
+  });
+
+  test("is rendered in the sandbox past the in-thread bound", async () => {
+    const closed = new ChatTemplateSandbox();
+    await closed.close();
+    const template = { name: "builtin:chatml", source: builtinChatTemplates.chatml };
+    const error = await renderChatPrompt(closed, template, many(20_000)).catch((caught: unknown) => caught);
+    expect(ChatTemplateError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("the sandbox was closed");
+  });
+
+  test("ends as a sandboxed render of the same input does, at 100,000 messages", async () => {
+    const sandbox = new ChatTemplateSandbox();
+    try {
+      const template = { name: "builtin:chatml", source: builtinChatTemplates.chatml };
+      const big = many(100_000);
+      const outcome = (promise: Promise<string>) =>
+        promise.then(
+          (text) => `ok ${text.length}`,
+          (error: unknown) =>
+            ChatTemplateLimitError.isInstance(error)
+              ? `limit ${error.limit}`
+              : (error as Error).constructor.name,
+        );
+      const viaBuilder = await outcome(renderChatPrompt(sandbox, template, big));
+      const variables = {
+        messages: big.messages.map((message) => ({ role: message.role, content: message.content })),
+        add_generation_prompt: true,
+        bos_token: "<s>",
+        eos_token: "</s>",
+      };
+      const sandboxed = await outcome(sandbox.render(template.source, variables, template.name));
+      expect(viaBuilder).toBe(sandboxed);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+});

@@ -10,7 +10,8 @@ const compiled = new Map<string, Template>();
  * Renders one of tessera's built-in chat templates in this thread, with the interpreter the sandbox uses
  * (so the text is the same), skipping the worker round trip (~0.1–0.2 ms of each first token). Only for
  * sources that match a built-in byte for byte: a model file's template stays in the sandbox. The sandbox's
- * output limit still applies; its time and memory limits guard against templates these are not.
+ * output limit still applies; its time and memory limits guard against templates these are not, and
+ * against inputs too big to render here (renderChatPrompt sends those to the sandbox).
  */
 export function renderBuiltinChatTemplate(
   source: string,

@@ -52,8 +52,16 @@ export function templateMessages(input: ChatPromptInput): TemplateMessage[] {
 }
 
 /**
- * The prompt text, ending with the assistant turn's opening: a built-in template (byte for byte) is
- * rendered in this thread, any other one in the sandbox.
+ * The largest input (the template variables as JSON, in characters) a built-in template renders in this
+ * thread. A render here has none of the sandbox's time and memory limits and blocks the event loop (a
+ * server's included): 100,000 short messages took seconds in-thread, where the sandbox stops at its
+ * memory limit. Below this bound a render takes well under a millisecond per KiB.
+ */
+export const maxInThreadTemplateInputChars = 256 * 1024;
+
+/**
+ * The prompt text, ending with the assistant turn's opening: a built-in template (byte for byte) over an
+ * input of at most maxInThreadTemplateInputChars is rendered in this thread, anything else in the sandbox.
  */
 export function renderChatPrompt(
   sandbox: ChatTemplateSandbox,
@@ -72,7 +80,11 @@ export function renderChatPrompt(
       return sandbox.render(template.source, variables, template.name);
     }
     // The sandbox copies variables as JSON; the same copy here keeps the two renders of one input equal.
-    const plainVariables = JSON.parse(JSON.stringify(variables)) as Record<string, unknown>;
+    const json = JSON.stringify(variables);
+    if (json.length > maxInThreadTemplateInputChars) {
+      return sandbox.render(template.source, variables, template.name);
+    }
+    const plainVariables = JSON.parse(json) as Record<string, unknown>;
     return Promise.resolve(
       renderBuiltinChatTemplate(
         template.source,
