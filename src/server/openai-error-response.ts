@@ -130,11 +130,12 @@ function optionResponse(error: TesseraError, answer: KindAnswer): ErrorResponse 
 /** The library's message, reworded where it names library options (maxTokens) or APIs. */
 function requestTermsMessage(error: TesseraError): string {
   if (ContextOverflowError.isInstance(error)) {
+    const atLeast = error.promptTokensAtLeast ? "at least " : "";
     const needed =
       error.maxTokens === undefined
-        ? `the prompt is ${error.promptTokens} tokens`
-        : `the prompt is ${error.promptTokens} tokens and max_tokens asks for ${error.maxTokens} more ` +
-          `(${error.promptTokens + error.maxTokens} in all)`;
+        ? `the prompt is ${atLeast}${error.promptTokens} tokens`
+        : `the prompt is ${atLeast}${error.promptTokens} tokens and max_tokens asks for ${error.maxTokens} more ` +
+          `(${atLeast}${error.promptTokens + error.maxTokens} in all)`;
     const remedy = maxTokensOverflow(error)
       ? `Lower max_tokens to at most ${error.contextSize - error.promptTokens}.`
       : "Shorten the messages (or prompt), or lower max_tokens.";

@@ -160,6 +160,25 @@ export class LlamaModel implements AsyncDisposable {
   get vocabSize(): number {
     return this.metadata.vocabSize;
   }
+
+  #longestTokenBytes: number | undefined;
+
+  /**
+   * The most UTF-8 bytes one token stands for (special tokens' text included), read from the vocabulary
+   * on first use (one call per token, once per model). A prompt of B bytes is then at least
+   * ceil(B / longestTokenBytes) tokens, a bound that needs no tokenizing.
+   */
+  get longestTokenBytes(): number {
+    this.#assertLoaded();
+    if (this.#longestTokenBytes === undefined) {
+      let longest = 1;
+      for (let token = 0; token < this.vocabSize; token++) {
+        longest = Math.max(longest, this.#native.tokenToPiece(token, true).length);
+      }
+      this.#longestTokenBytes = longest;
+    }
+    return this.#longestTokenBytes;
+  }
   get disposed(): boolean {
     return this.#native.isDisposed();
   }

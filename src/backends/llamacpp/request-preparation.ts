@@ -87,11 +87,12 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
   });
   const tokenizeStart = performance.now();
   const templateMs = tokenizeStart - templateStart;
-  const tokens = tokenizePrompt(loaded.model, prompt);
-  const tokenizeMs = performance.now() - tokenizeStart;
   const sequenceSize = loaded.context.sequenceContextSize;
   const limit = Math.min(sequenceSize, modelOptions.contextWindow ?? Number.POSITIVE_INFINITY);
   const maxNewTokens = modelOptions.maxNewTokens;
+  refuseSurelyTooLong(loaded, prompt, limit, maxNewTokens);
+  const tokens = tokenizePrompt(loaded.model, prompt);
+  const tokenizeMs = performance.now() - tokenizeStart;
   if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
     throw new ContextOverflowError(tokens.length, limit, maxNewTokens);
   }
@@ -113,4 +114,28 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
     modelOptions: bounded,
     format,
   };
+}
+
+/**
+ * Tokenizing is synchronous and costs about a second per few MiB: a request far past the context would
+ * hold the thread (a server's too) for nothing. Each token stands for at most the vocabulary's longest
+ * piece, so bytes / that is a lower bound on the count; past the limit, refuse without tokenizing. Only
+ * for BPE and SentencePiece vocabularies, which keep every input byte; a normalizing one (T5's Unigram
+ * collapses whitespace) could make fewer tokens than the bound says.
+ */
+function refuseSurelyTooLong(
+  loaded: LoadedLlama,
+  prompt: string,
+  limit: number,
+  maxNewTokens: number | undefined,
+): void {
+  const vocabulary = loaded.model.metadata.values["tokenizer.ggml.model"];
+  if (vocabulary !== "gpt2" && vocabulary !== "llama") return;
+  // A prompt of fewer characters than the limit is quick to tokenize: skip the bound (and the one-time
+  // vocabulary scan it needs) for the requests that are nearly all of them.
+  if (prompt.length < limit) return;
+  const atLeast = Math.ceil(Buffer.byteLength(prompt, "utf8") / loaded.model.longestTokenBytes);
+  if (atLeast >= limit || atLeast + (maxNewTokens ?? 0) > limit) {
+    throw new ContextOverflowError(atLeast, limit, maxNewTokens, { promptTokensAtLeast: true });
+  }
 }

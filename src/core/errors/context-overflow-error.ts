@@ -11,12 +11,24 @@ export class ContextOverflowError extends TesseraError {
   readonly promptTokens: number;
   readonly maxTokens: number | undefined;
   readonly contextSize: number;
+  /**
+   * True when `promptTokens` is a lower bound (from the prompt's bytes, so a huge prompt is refused
+   * without being tokenized), not an exact count.
+   */
+  readonly promptTokensAtLeast: boolean;
 
-  constructor(promptTokens: number, contextSize: number, maxTokens?: number) {
+  constructor(
+    promptTokens: number,
+    contextSize: number,
+    maxTokens?: number,
+    options: { promptTokensAtLeast?: boolean } = {},
+  ) {
+    const atLeast = options.promptTokensAtLeast === true;
+    const count = `${atLeast ? "at least " : ""}${promptTokens} tokens`;
     const needed =
       maxTokens === undefined
-        ? `the prompt has ${promptTokens} tokens`
-        : `the prompt has ${promptTokens} tokens and maxTokens is ${maxTokens} (${promptTokens + maxTokens} in all)`;
+        ? `the prompt has ${count}`
+        : `the prompt has ${count} and maxTokens is ${maxTokens} (${atLeast ? "at least " : ""}${promptTokens + maxTokens} in all)`;
     super(
       `Context overflow: ${needed}, but a sequence of this context holds ${contextSize} tokens. ` +
         "Shorten the prompt, lower maxTokens, or create the context with a larger contextSize. Nothing was decoded.",
@@ -25,6 +37,7 @@ export class ContextOverflowError extends TesseraError {
     this.promptTokens = promptTokens;
     this.maxTokens = maxTokens;
     this.contextSize = contextSize;
+    this.promptTokensAtLeast = atLeast;
   }
 
   static override isInstance(error: unknown): error is ContextOverflowError {

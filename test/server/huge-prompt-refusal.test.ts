@@ -1,0 +1,50 @@
+// One huge request must not freeze tessera serve: a prompt whose UTF-8 bytes alone show it cannot fit the
+// context (bytes / the vocabulary's longest token) is refused before it is tokenized (100,000 short
+// messages once spent most of a minute in the synchronous tokenizer on the server thread), and /health
+// keeps answering meanwhile. Real HTTP on the tiny model.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
+
+let backend: LlamaCppBackend;
+let server: TesseraServer;
+
+beforeAll(async () => {
+  backend = await LlamaCppBackend.create({ threads: 1, contextSize: 256 });
+  server = await startTesseraServer({ backend, port: 0 });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await backend?.dispose();
+});
+
+describe("a prompt far past the context", () => {
+  it("is refused from its size alone, without tokenizing, and /health answers meanwhile", async () => {
+    const content = "the river runs past the mill ".repeat(100_000); // ~2.9 MB
+    let done = false;
+    const healthMs: number[] = [];
+    const probe = (async () => {
+      while (!done) {
+        const started = performance.now();
+        const health = await fetch(`${server.url}/health`);
+        await health.text();
+        healthMs.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: backend.modelId, messages: [{ role: "user", content }], max_tokens: 1 }),
+    });
+    done = true;
+    await probe;
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("context_length_exceeded");
+    // "at least": the count is the bound from the bytes, so the tokenizer never ran.
+    expect(body.error.message).toMatch(/the prompt is at least \d+ tokens/);
+    expect(Math.max(...healthMs)).toBeLessThan(1_000);
+  }, 60_000);
+});
