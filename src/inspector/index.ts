@@ -9,6 +9,8 @@ export {
   type InspectorToken,
   inspectorMaxAlternatives,
 } from "./inspector-report.js";
+export type { InspectorTreeBranch, InspectorTreeReport } from "./inspector-tree-report.js";
+export { buildInspectorTreeReport, type InspectorTreeReportInput } from "./live/branch-export.js";
 export {
   type InspectorServer,
   type InspectorServerOptions,
@@ -18,4 +20,4 @@ export {
 export { type BranchEvent, type BranchView, InspectorSession } from "./live/inspector-session.js";
 export type { SamplerSettings } from "./live/inspector-settings.js";
 export type { LiveToken, RemovedBy } from "./live/live-token.js";
-export { embedJson, renderInspectorPage } from "./render-inspector-page.js";
+export { embedJson, renderInspectorPage, renderInspectorTreePage } from "./render-inspector-page.js";

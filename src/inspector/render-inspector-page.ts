@@ -2,6 +2,7 @@
 // no network access; its Content-Security-Policy forbids any) with the report embedded as JSON.
 import { readFileSync } from "node:fs";
 import type { InspectorReport } from "./inspector-report.js";
+import type { InspectorTreeReport } from "./inspector-tree-report.js";
 
 let template: string | undefined;
 
@@ -26,10 +27,22 @@ export function embedJson(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
-/** The complete HTML page for a report. */
-export function renderInspectorPage(report: InspectorReport): string {
+function fill(title: string, data: InspectorReport | InspectorTreeReport): string {
   // Function replacers: a "$&" or "$1" in the data must not be read as a replacement pattern.
   return pageTemplate()
-    .replaceAll("__TESSERA_TITLE__", () => escapeHtml(report.title))
-    .replace('"__TESSERA_REPORT__"', () => embedJson(report));
+    .replaceAll("__TESSERA_TITLE__", () => escapeHtml(title))
+    .replace('"__TESSERA_REPORT__"', () => embedJson(data));
+}
+
+/** The complete HTML page for a report. */
+export function renderInspectorPage(report: InspectorReport): string {
+  return fill(report.title, report);
+}
+
+/**
+ * One page for a whole branch tree: the same template and script, with the tree as navigation; picking
+ * a branch draws its path as the single-report page draws a report, all from the embedded data.
+ */
+export function renderInspectorTreePage(tree: InspectorTreeReport): string {
+  return fill(tree.title, tree);
 }

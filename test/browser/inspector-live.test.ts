@@ -1,6 +1,7 @@
 // The live inspector as a person uses it, in headless Chromium: type a prompt, watch tokens stream,
 // click a token, see raw next to processed with the removed candidates marked, branch on an alternative
-// (a KV fork), compare the branches, re-sample from a token. Screenshots go to test-artifacts/.
+// (a KV fork), compare the branches, re-sample from a token, export a branch and the whole tree.
+// Screenshots go to test-artifacts/.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -174,6 +175,16 @@ describe("the live inspector page in Chromium", () => {
     await page.click("#export-html");
     const file = await (await download).path();
     expect(readFileSync(file, "utf8")).toContain('id="report-data"');
+    // …and the whole tree as one static page, every branch in it.
+    const treeDownload = page.waitForEvent("download");
+    await page.click("#export-tree-html");
+    const treeFile = await (await treeDownload).path();
+    const treeData = JSON.parse(
+      /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(
+        readFileSync(treeFile, "utf8"),
+      )![1]!,
+    );
+    expect(treeData.branches.map((branch: { id: number }) => branch.id)).toEqual([1, 2, 3]);
 
     const violations = await page.evaluate(() => (globalThis as unknown as ViolationWindow).__violations);
     expect(violations).toEqual([]);

@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { z } from "zod";
 import { InspectorRequestError } from "../errors/inspector-request-error.js";
-import { renderInspectorPage } from "../render-inspector-page.js";
-import { describeSamplerChain } from "../sampler-chain.js";
+import { renderInspectorPage, renderInspectorTreePage } from "../render-inspector-page.js";
+import { branchSettingsShown, buildInspectorTreeReport } from "./branch-export.js";
 import { branchPath } from "./branch-path.js";
 import type { BranchEvent, BranchView, InspectorSession } from "./inspector-session.js";
 import { liveAlternatives, samplerSettingsSchema } from "./inspector-settings.js";
@@ -156,28 +156,26 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
     const branch = session.branch(
       parseBranchId((request.query as { branch?: string }).branch ?? "1", "branch"),
     );
-    const tokens = branchPath(treeMap(), branch.id);
-    const { logitBias, grammar, ...numeric } = branch.settings;
-    const samplers = Object.fromEntries(
-      Object.entries(numeric).filter(([name, value]) => name !== "maxTokens" && value !== undefined),
-    ) as Record<string, number>;
-    // Shown verbatim, as the user gave them; the bias and the grammar as text.
-    const shown: Record<string, string | number> = { branch: branch.id, ...samplers };
-    if (logitBias !== undefined) shown.logitBias = JSON.stringify(logitBias);
-    if (grammar !== undefined) shown.grammar = grammar;
-    const chain = describeSamplerChain(samplers);
+    const { settings, samplerChain } = branchSettingsShown(branch);
     const html = renderInspectorPage({
       title: `Tessera logits inspector — branch ${branch.id}`,
       modelId: session.modelId,
       prompt: branch.prompt,
-      settings: shown,
-      samplerChain: samplerChainOf(chain, logitBias !== undefined, grammar !== undefined),
+      settings: { branch: branch.id, ...settings },
+      samplerChain,
       generatedAt: new Date().toISOString(),
       topK: liveAlternatives,
-      tokens,
+      tokens: branchPath(treeMap(), branch.id),
     });
     // The static page carries its own CSP (inline code, nothing else); it is a download, not a page here.
     reply.header("Content-Disposition", `attachment; filename="inspector-branch-${branch.id}.html"`);
+    return reply.type("text/html; charset=utf-8").send(html);
+  });
+  app.get("/api/export/tree.html", async (_request, reply) => {
+    const html = renderInspectorTreePage(
+      buildInspectorTreeReport({ modelId: session.modelId, branches: session.tree() }),
+    );
+    reply.header("Content-Disposition", 'attachment; filename="inspector-tree.html"');
     return reply.type("text/html; charset=utf-8").send(html);
   });
 
@@ -191,14 +189,6 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
       await app.close();
     },
   };
-}
-
-/** llama.cpp's order: logit bias, penalties, grammar, then the truncations describeSamplerChain names. */
-function samplerChainOf(chain: string, logitBias: boolean, grammar: boolean): string {
-  const steps = chain.split(" → ");
-  if (grammar) steps.splice(steps[0]!.startsWith("penalties") ? 1 : 0, 0, "grammar");
-  if (logitBias) steps.unshift("logit bias");
-  return steps.join(" → ");
 }
 
 function streamEvents(
