@@ -20,14 +20,20 @@ export async function sampleText(
 ): Promise<TextSample> {
   const model = await loadLlamaModel(modelPath);
   try {
-    const context = await model.createContext({ contextSize: 1024, threads: options.threads ?? 1 });
+    const prompt = model.tokenize(options.prompt ?? "");
+    // Characters, not tokens: a byte token can be part of a character, a BPE token several. A
+    // character takes at most 4 byte tokens; the rest is room for tokens with no text.
+    const maxTokens = options.characters * 4 + 64;
+    // The context holds the whole budget (500 characters need 2064 tokens, more than a fixed 1024).
+    const context = await model.createContext({
+      contextSize: prompt.length + maxTokens,
+      threads: options.threads ?? 1,
+    });
     try {
-      const stream = context.generate(model.tokenize(options.prompt ?? ""), {
+      const stream = context.generate(prompt, {
         temperature: options.temperature,
         seed: options.seed,
-        // Characters, not tokens: a byte token can be part of a character, a BPE token several. A
-        // character takes at most 4 byte tokens; the rest is room for tokens with no text.
-        maxTokens: options.characters * 4 + 64,
+        maxTokens,
         ignoreEos: true,
       });
       for await (const _ of stream.batches()) {
