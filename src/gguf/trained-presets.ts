@@ -43,11 +43,10 @@ export const trainedPresets = {
     fileName: "tiny-text.gguf",
     description: "character-level model trained on English text (Debian's fortunes package)",
     task: "text",
-    // Three runs, each resuming the last (a fresh optimizer, its own warm-up and cosine decay).
+    // One run, one cosine schedule: 2.522 bits/character held out in 17.3 CPU-minutes, against 2.533 in
+    // 18.2 for the earlier three resumed runs of 2 epochs (a fresh optimizer and warm-up each time).
     command:
-      "tessera models train tiny-char --corpus fortunes --epochs 2 --lr 3e-3 --warmup 100 --threads 1 --seed 1 --out /tmp/tiny-text-1.gguf && " +
-      "tessera models train tiny-char --resume /tmp/tiny-text-1.gguf --corpus fortunes --epochs 2 --lr 2e-3 --warmup 100 --threads 1 --seed 2 --out /tmp/tiny-text-2.gguf && " +
-      "tessera models train tiny-char --resume /tmp/tiny-text-2.gguf --corpus fortunes --epochs 2 --lr 1.5e-3 --warmup 100 --threads 1 --seed 3 --out models/tiny-text.gguf",
+      "tessera models train tiny-char --corpus fortunes --epochs 6 --lr 3e-3 --warmup 100 --threads 1 --seed 1 --out models/tiny-text.gguf",
   },
 } as const satisfies Record<string, TrainedPreset>;
 
