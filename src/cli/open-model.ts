@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import type { FlashAttention } from "../backends/llamacpp/addon-types.js";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
-import { type PresetGeneration, resolveModel } from "../gguf/default-model.js";
+import { type PresetSynthesis, resolveModel } from "../gguf/default-model.js";
 import { readGgufFile } from "../gguf/gguf-reader.js";
 import { isModelPresetName, modelPresets, presetHasRandomWeights } from "../gguf/model-presets.js";
 import { trainingRecordPrefix } from "../training/training-record.js";
@@ -71,13 +71,13 @@ export async function resolveModelPath(
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
   process.once("SIGINT", onSigint);
-  let generation: PresetGeneration | undefined;
+  let synthesis: PresetSynthesis | undefined;
   try {
     // A file or a preset; anything else gets resolveModel's typed error listing the presets.
     const path = await resolveModel(model ?? defaultCliModel, {
       signal: interrupt.signal,
       onGenerate: (started) => {
-        generation = started;
+        synthesis = started;
         const { preset, type, path } = started;
         if (!options.quiet) process.stderr.write(`tessera: generating ${preset} (${type}) into ${path}\n`);
       },
@@ -90,8 +90,8 @@ export async function resolveModelPath(
     if (options.randomWeightsNotice ?? true) await noticeRandomWeights(model ?? defaultCliModel);
     return path;
   } catch (error) {
-    if (interrupt.signal.aborted && generation !== undefined) {
-      throw new ModelWriteInterruptedError(`${generation.preset} (${generation.type})`);
+    if (interrupt.signal.aborted && synthesis !== undefined) {
+      throw new ModelWriteInterruptedError(`${synthesis.preset} (${synthesis.type})`);
     }
     throw error;
   } finally {

@@ -138,9 +138,6 @@ export interface PresetSynthesis {
   readonly path: string;
 }
 
-/** @deprecated use `PresetSynthesis`; kept only until src/cli/open-model.ts (another helper's edit in progress) moves over. */
-export type PresetGeneration = PresetSynthesis;
-
 export interface ResolveModelOptions {
   /** Models folder; defaults to `modelsDirectory()`. */
   readonly dir?: string;

@@ -17,8 +17,6 @@ const allowedExports = new Set([
   "NoGenerationViewError",
   // Deprecated aliases of renamed public exports, kept for one release.
   "NativeGenerationError",
-  // Transitional, until src/cli/open-model.ts (another change in flight) imports PresetSynthesis.
-  "PresetGeneration",
 ]);
 
 const allowedFiles = new Set([
