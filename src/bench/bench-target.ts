@@ -25,15 +25,10 @@ export interface StreamOutcome {
   /** Generated tokens as the target reports them; null when only the content events can be counted. */
   completionTokens: number | null;
   /**
-   * The target's own stages of the first token, up to the point its first text was handed over, and
-   * that point (ms from the request). The runner adds the rest of the way to the consumer to `remainder`.
+   * The target's own stages of the first token, each an interval between two marks (ms). The runner
+   * times the first token itself and reports what they leave uncovered; it adds nothing to any stage.
    */
-  firstToken?: {
-    stages: FirstTokenStageTimes;
-    handedOverMs: number;
-    /** The stage that takes the rest of the way to the runner (default firstDelivery; network over HTTP). */
-    remainder?: "firstDelivery" | "network";
-  };
+  firstToken?: { stages: FirstTokenStageTimes };
 }
 
 export interface BenchTarget {

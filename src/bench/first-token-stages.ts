@@ -3,7 +3,10 @@
 // its own around them (request parsing and handling before, the first socket write after), and the
 // benchmark adds the consumer's side (the hop to its for-await, or the network and SSE parsing).
 
-/** The stages in order; each runs from the end of the one before, so together they are the first token. */
+/**
+ * The stages in order. Each is an interval between two marks taken where its work starts and ends (never
+ * what is left of the first token), so what they do not cover shows as the residual below.
+ */
 export const firstTokenStages = [
   "request",
   "setup",
@@ -41,4 +44,20 @@ export function inProcessStages(
 
 export function stagesSum(stages: FirstTokenStageTimes): number {
   return firstTokenStages.reduce((sum, stage) => sum + stages[stage], 0);
+}
+
+/**
+ * The first token as the benchmark timed it on its own clock (before the call → the reader's first text)
+ * minus the sum of the stages: the time no stage covers (positive) or counted twice (negative).
+ */
+export function unaccountedMs(firstTokenMs: number, stages: FirstTokenStageTimes): number {
+  return firstTokenMs - stagesSum(stages);
+}
+
+/** The acceptance bound of issue 14: the stages cover the first token within this share of it. */
+export const stagesTolerance = 0.05;
+
+/** Whether `residual` is within the tolerance of the first token (both medians over a row's runs). */
+export function stagesCoverFirstToken(firstTokenMs: number, residualMs: number): boolean {
+  return Math.abs(residualMs) <= stagesTolerance * firstTokenMs;
 }

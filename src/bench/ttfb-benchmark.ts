@@ -5,7 +5,7 @@ import { createArrivalClock } from "./arrival-clock.js";
 import type { BenchTarget, StreamObserver } from "./bench-target.js";
 import { decodeRate } from "./decode-rate.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
-import { type FirstTokenStageTimes, firstTokenStages } from "./first-token-stages.js";
+import { type FirstTokenStageTimes, firstTokenStages, unaccountedMs } from "./first-token-stages.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { comparePaired, type PairedComparison } from "./paired-comparison.js";
 import { type SampleSummary, summarize } from "./stats.js";
@@ -48,12 +48,10 @@ export interface TtfbRunRecord {
    * may flush several SSE events in one write).
    */
   interTokenMs?: number | null;
-  /**
-   * Where the first token's time went (rows that report it): the target's stages, with the rest of the
-   * way from its hand-over to this runner added to firstDelivery (or network, over HTTP). They sum to about
-   * firstContentMs.
-   */
+  /** Where the first token's time went (rows that report it), as the target measured each stage. */
   stages?: FirstTokenStageTimes;
+  /** firstContentMs (this runner's clock) minus the sum of `stages`: time no stage covers. */
+  unaccountedMs?: number;
 }
 
 export interface TtfbRow {
@@ -70,6 +68,8 @@ export interface TtfbRow {
   tokensPerSecond: SampleSummary;
   /** Median of each first-token stage over the successful runs; null when the row does not report them. */
   stages: FirstTokenStageTimes | null;
+  /** Median over the runs of each run's unaccounted time; null when the row does not report stages. */
+  unaccountedMs: number | null;
 }
 
 export interface TtfbResult {
@@ -139,6 +139,7 @@ function emptyRow(target: BenchTarget, promptTokens: number, skipped: string | n
     interTokenMs: none,
     tokensPerSecond: none,
     stages: null,
+    unaccountedMs: null,
   };
 }
 
@@ -185,17 +186,9 @@ async function measureOnce(
     const completionTokens = outcome.completionTokens ?? contentTimes.length;
     const rate = decodeRate(contentTimes, completionTokens);
     const firstContentMs = first === undefined ? null : first - started;
-    const reported = outcome.firstToken;
-    // The target's hand-over is timed from its own request start, a few microseconds after `started`;
-    // the rest of the way to this reader belongs to the delivery.
-    const remainder = reported?.remainder ?? "firstDelivery";
-    const stages =
-      reported === undefined || firstContentMs === null
-        ? undefined
-        : {
-            ...reported.stages,
-            [remainder]: reported.stages[remainder] + firstContentMs - reported.handedOverMs,
-          };
+    // The stages as the target measured them; the first token is this runner's own, so whatever they
+    // miss or count twice shows as the unaccounted time instead of being folded into a stage.
+    const stages = firstContentMs === null ? undefined : outcome.firstToken?.stages;
     return {
       ok: true,
       firstByteMs: firstByteAt === null ? null : firstByteAt - started,
@@ -203,7 +196,8 @@ async function measureOnce(
       totalMs: finished - started,
       completionTokens,
       ...rate,
-      ...(stages !== undefined && { stages }),
+      ...(stages !== undefined &&
+        firstContentMs !== null && { stages, unaccountedMs: unaccountedMs(firstContentMs, stages) }),
     };
   } catch (error) {
     const reason = signal.aborted && !outer?.aborted ? `timed out after ${timeoutMs} ms` : undefined;
@@ -282,6 +276,7 @@ export async function runTtfbBenchmark(
         interTokenMs: summarize(values((record) => record.interTokenMs)),
         tokensPerSecond: summarize(values((record) => record.tokensPerSecond)),
         stages: medianStages(succeeded),
+        unaccountedMs: summarize(values((record) => record.unaccountedMs)).median ?? null,
       });
     }
   }

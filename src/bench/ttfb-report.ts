@@ -86,6 +86,7 @@ export function ttfbStagesMarkdown(result: TtfbResult): string {
       { title: "prompt tokens", align: "right" },
       ...firstTokenStages.map((stage) => ({ title: `${stageTitles[stage]} ms`, align: "right" as const })),
       { title: "sum ms", align: "right" },
+      { title: "unaccounted ms", align: "right" },
       { title: "first token ms", align: "right" },
     ],
     rows.map((row) => [
@@ -93,13 +94,16 @@ export function ttfbStagesMarkdown(result: TtfbResult): string {
       String(row.promptTokens),
       ...firstTokenStages.map((stage) => formatNumber(row.stages![stage], 3)),
       formatNumber(stagesSum(row.stages!), 2),
+      formatNumber(row.unaccountedMs, 3),
       formatNumber(row.firstContentMs.median, 2),
     ]),
   );
   return (
     "Where the first token's time goes (medians of each stage; the sum of medians need not equal the " +
-    "median first token exactly). Prefill includes the first token's sampling: the native clock has no " +
-    "mark between them.\n\n" +
+    "median first token exactly). Each stage is timed between its own two marks; the first token is the " +
+    "benchmark's own (before the call → the reader's first text), and unaccounted is the median over runs " +
+    "of the first token minus the stages: time no stage covers (negative: counted twice). Prefill " +
+    "includes the first token's sampling: the native clock has no mark between them.\n\n" +
     table
   );
 }
@@ -111,10 +115,11 @@ export function ttfbStagesChart(result: TtfbResult): string | null {
     title: "Where the first token's time goes",
     subtitle: `${result.createdAt.slice(0, 10)} · ${describeMachine(result.machine)} · medians of ${result.settings.runs} runs`,
     unit: "ms",
-    segments: firstTokenStages.map((stage) => stageTitles[stage]),
+    segments: [...firstTokenStages.map((stage) => stageTitles[stage]), "unaccounted"],
     bars: rows.map((row) => ({
       label: `${row.target} · ${row.promptTokens} tokens`,
-      values: firstTokenStages.map((stage) => row.stages![stage]),
+      // A negative residual (a stage counted twice) has no length to draw; the table shows its sign.
+      values: [...firstTokenStages.map((stage) => row.stages![stage]), Math.max(0, row.unaccountedMs ?? 0)],
     })),
   });
 }

@@ -28,6 +28,11 @@ export interface ServedFirstTokenTimings {
   firstWriteMs: number;
   /** From the request's arrival to that first write. */
   serverFirstTokenMs: number;
+  /**
+   * That first write on the machine's clock (performance.timeOrigin + now, ms): a client on the same
+   * machine times the network and its parsing from here to its own first read.
+   */
+  firstWriteEpochMs: number;
 }
 
 interface RequestMarks {
@@ -66,6 +71,7 @@ function stagesOf(marks: RequestMarks): ServedFirstTokenTimings | null {
     firstDeliveryMs: timings.firstDeliveryMs!,
     firstWriteMs: firstWriteAt - (generateAt + ttfbMs),
     serverFirstTokenMs: firstWriteAt - marks.arrivedAt,
+    firstWriteEpochMs: performance.timeOrigin + firstWriteAt,
   };
 }
 

@@ -1,15 +1,17 @@
-// Where the first token's time goes, on the tiny model in-process: every stage is measured (no gaps, no
-// negative stage from two clocks disagreeing) and together they are the first token the benchmark
-// timed, within 5%. Measured, not asserted for speed.
+// Where the first token's time goes, on the tiny model in-process: every stage is measured between its
+// own marks (no negative stage from two clocks disagreeing) and together they cover the first token the
+// benchmark timed on its own clock: the median unaccounted time is within 5% of the median first token.
+// test/bench/first-token-residual.test.ts shows that check fails when a stage is missing or doubled.
+// Measured, not asserted for speed.
 import { describe, expect, it } from "vitest";
-import { firstTokenStages, stagesSum } from "../../src/bench/first-token-stages.js";
+import { firstTokenStages, stagesCoverFirstToken, stagesSum } from "../../src/bench/first-token-stages.js";
 import { runTtfbBenchmark } from "../../src/bench/ttfb-benchmark.js";
 import { ttfbStagesChart, ttfbStagesMarkdown } from "../../src/bench/ttfb-report.js";
 import { ttfbTargets } from "../../src/bench/ttfb-targets.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
 
 describe("the first token's stages in bench ttfb", () => {
-  it("add up to the measured first token within 5% on every run", async () => {
+  it("cover the independently measured first token within 5% (medians over runs)", async () => {
     const modelPath = await resolveDefaultModel();
     const targets = ttfbTargets({
       modelPath,
@@ -33,10 +35,14 @@ describe("the first token's stages in bench ttfb", () => {
       for (const stage of firstTokenStages) expect(stages[stage], stage).toBeGreaterThanOrEqual(0);
       expect(stages.prefill).toBeGreaterThan(0);
       expect(stages.template).toBeGreaterThan(0);
-      const sum = stagesSum(stages);
-      expect(Math.abs(sum - run.firstContentMs!) / run.firstContentMs!).toBeLessThanOrEqual(0.05);
+      expect(run.unaccountedMs).toBeCloseTo(run.firstContentMs! - stagesSum(stages), 9);
     }
-    expect(result.rows.every((row) => row.stages !== null)).toBe(true);
+    for (const row of result.rows) {
+      expect(row.stages).not.toBeNull();
+      const residual = row.unaccountedMs!;
+      const firstToken = row.firstContentMs.median!;
+      expect(stagesCoverFirstToken(firstToken, residual), `${residual} ms of ${firstToken} ms`).toBe(true);
+    }
     expect(ttfbStagesMarkdown(result)).toContain("| queue wait ms |");
     expect(ttfbStagesChart(result)).toContain("prefill + first sample");
   }, 120_000);

@@ -304,6 +304,8 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
         requestStart,
         tokenizeMs: item.tokenizeMs,
         templateMs: item.templateMs,
+        templateStartedAt: item.templateStartedAt,
+        tokenizeEndedAt: item.tokenizeEndedAt,
         nativeStart: nativeStarts[index]!,
         promptTokens: item.tokens.length,
         vocabSize: loaded.model.vocabSize,

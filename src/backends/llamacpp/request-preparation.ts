@@ -23,6 +23,9 @@ export interface PreparedRequest<T> {
   readonly tokenizeMs: number;
   /** Rendering the chat template, the sandbox round trip included. */
   readonly templateMs: number;
+  /** performance.now() marks: the template render started, and tokenizing ended (first-token stages). */
+  readonly templateStartedAt: number;
+  readonly tokenizeEndedAt: number;
   readonly tools: Record<string, AbstractTool>;
   readonly grammar: string | undefined;
   readonly modelOptions: LlamaCppModelOptions;
@@ -92,7 +95,8 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
   const maxNewTokens = modelOptions.maxNewTokens;
   refuseSurelyTooLong(loaded, prompt, limit, maxNewTokens);
   const tokens = tokenizePrompt(loaded.model, prompt);
-  const tokenizeMs = performance.now() - tokenizeStart;
+  const tokenizeEndedAt = performance.now();
+  const tokenizeMs = tokenizeEndedAt - tokenizeStart;
   if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
     throw new ContextOverflowError(tokens.length, limit, maxNewTokens);
   }
@@ -109,6 +113,8 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
     tokens,
     tokenizeMs,
     templateMs,
+    templateStartedAt: templateStart,
+    tokenizeEndedAt,
     tools,
     grammar,
     modelOptions: bounded,

@@ -124,7 +124,7 @@ export class BackendTarget implements BenchTarget {
         : null;
     return {
       completionTokens: thunk.generation.usage?.completionTokens ?? null,
-      ...(complete !== null && ttfbMs !== null && { firstToken: { stages: complete, handedOverMs: ttfbMs } }),
+      ...(complete !== null && ttfbMs !== null && { firstToken: { stages: complete } }),
     };
   }
 

@@ -48,7 +48,6 @@ export class GreedyRunnerTarget implements BenchTarget {
           prefill: generation.firstTokenMs - generation.tokenizeMs,
           firstDelivery: 0,
         }),
-        handedOverMs: generation.firstTokenMs,
       },
     };
   }

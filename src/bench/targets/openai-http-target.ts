@@ -21,6 +21,8 @@ interface ServedFirstTokenTimings {
   firstDeliveryMs: number;
   firstWriteMs: number;
   serverFirstTokenMs: number;
+  /** The first write on the machine's clock (performance.timeOrigin + now). */
+  firstWriteEpochMs: number;
 }
 
 export interface OpenAIHttpTargetOptions {
@@ -135,6 +137,7 @@ export class OpenAIHttpTarget implements BenchTarget {
     let received = "";
     let completionTokens: number | null = null;
     let sawDone = false;
+    let firstContentAt: number | null = null;
     for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
       observer.firstByte();
       const arrivedAt = performance.now();
@@ -162,6 +165,7 @@ export class OpenAIHttpTarget implements BenchTarget {
         const text = choice?.delta?.content ?? choice?.text ?? "";
         if (text) {
           received += text;
+          firstContentAt ??= arrivedAt;
           observer.content(text, arrivedAt);
         }
         if (typeof chunk.usage?.completion_tokens === "number")
@@ -172,14 +176,18 @@ export class OpenAIHttpTarget implements BenchTarget {
     if (leftover !== null)
       throw new BenchStreamError(this.name, "the stream ended inside an event", received);
     if (!sawDone) throw new BenchStreamError(this.name, "the stream ended without [DONE]", received);
-    if (timingId === null) return { completionTokens };
-    const firstToken = await this.#firstTokenTimings(timingId, request.signal);
+    if (timingId === null || firstContentAt === null) return { completionTokens };
+    const firstToken = await this.#firstTokenTimings(timingId, firstContentAt, request.signal);
     return { completionTokens, firstToken };
   }
 
-  /** The server's stages of this request's first token; the network and client parsing take the rest. */
+  /**
+   * The server's stages of this request's first token, and the network and client parsing: from the
+   * server's first write to this client's first read, both on the machine's clock (the server runs here).
+   */
   async #firstTokenTimings(
     id: string,
+    firstContentAt: number,
     signal: AbortSignal,
   ): Promise<NonNullable<StreamOutcome["firstToken"]>> {
     const url = `${new URL(this.#options.baseUrl).origin}/debug/first-token/${id}`;
@@ -201,10 +209,8 @@ export class OpenAIHttpTarget implements BenchTarget {
         prefill: served.prefillMs,
         firstDelivery: served.firstDeliveryMs,
         firstWrite: served.firstWriteMs,
-        network: 0,
+        network: performance.timeOrigin + firstContentAt - served.firstWriteEpochMs,
       },
-      handedOverMs: served.serverFirstTokenMs,
-      remainder: "network",
     };
   }
 }
