@@ -101,9 +101,9 @@ describe("a built-in chat template over a big input", () => {
         promise.then(
           (text) => `ok ${text.length}`,
           (error: unknown) =>
-            ChatTemplateLimitError.isInstance(error)
-              ? `limit ${error.limit}`
-              : (error as Error).constructor.name,
+            // Which of the sandbox's limits trips first (time or memory) depends on the machine's speed;
+            // what matters is that both paths end on a sandbox limit, not in an unbounded in-thread render.
+            ChatTemplateLimitError.isInstance(error) ? "limit" : (error as Error).constructor.name,
         );
       const viaBuilder = await outcome(renderChatPrompt(sandbox, template, big));
       const variables = {
