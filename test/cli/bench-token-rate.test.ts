@@ -65,9 +65,11 @@ describe("tokens/s in the ttfb benchmark", () => {
     expect(single!.tokensPerSecond.count).toBe(0);
     expect(single!.interTokenMs.count).toBe(0);
     expect(spread!.tokensPerSecond.count).toBe(2);
-    // 7 tokens after the first, one every 5 ms: at most 200 tokens/s (timers only run late).
-    expect(spread!.tokensPerSecond.median!).toBeLessThanOrEqual(200);
-    expect(spread!.interTokenMs.median!).toBeGreaterThanOrEqual(5);
+    // 7 tokens after the first, written one every 5 ms: about 200 tokens/s. The reader's clock adds jitter
+    // (a first read that comes late shortens the span), so the bounds leave room for it, while a rate made
+    // of parsing microseconds (tens of thousands of tokens/s, 0.001 ms apart) stays far outside them.
+    expect(spread!.tokensPerSecond.median!).toBeLessThanOrEqual(400);
+    expect(spread!.interTokenMs.median!).toBeGreaterThanOrEqual(2.5);
     const line = ttfbMarkdown(result)
       .split("\n")
       .find((row) => row.startsWith("| one read"));
