@@ -148,7 +148,9 @@ describe("the second-turn and concurrent rows", () => {
     const result = await runTtfbBenchmark([new ConcurrentTarget(inner, 4)], {
       promptTokens: [64],
       runs: 2,
-      maxTokens: 8,
+      // Long enough (hundreds of ms each) that the four requests overlap even when the client sends them
+      // a few ms apart on a loaded machine; 8 tokens once let one finish before the fourth began.
+      maxTokens: 256,
       warmupRuns: 0,
     });
     expect(result.runs.every((run) => run.ok)).toBe(true);
