@@ -1,5 +1,6 @@
 export { InspectorRequestError } from "./errors/inspector-request-error.js";
 export { InspectorTraceMismatchError } from "./errors/inspector-trace-mismatch-error.js";
+export { InspectorTreeTooLargeError } from "./errors/inspector-tree-too-large-error.js";
 export {
   buildInspectorReport,
   type InspectorAlternative,
@@ -10,7 +11,11 @@ export {
   inspectorMaxAlternatives,
 } from "./inspector-report.js";
 export type { InspectorTreeBranch, InspectorTreeReport } from "./inspector-tree-report.js";
-export { buildInspectorTreeReport, type InspectorTreeReportInput } from "./live/branch-export.js";
+export {
+  buildInspectorTreeReport,
+  type InspectorTreeReportInput,
+  maximumTreePageTokens,
+} from "./live/branch-export.js";
 export {
   type InspectorServer,
   type InspectorServerOptions,

@@ -45,3 +45,16 @@ export function branchPath(branches: ReadonlyMap<number, BranchView>, id: number
   }
   return [...prefix, ...branch.tokens].map((token, index) => ({ ...token, index }));
 }
+
+/** How many tokens branchPath(branches, id) returns, without copying any of them. */
+export function branchPathLength(branches: ReadonlyMap<number, BranchView>, id: number): number {
+  const branch = branches.get(id);
+  if (branch === undefined) return 0;
+  let prefix = 0;
+  if (branch.parentId !== null && branch.atTokenIndex !== null) {
+    const parentLength = branchPathLength(branches, branch.parentId);
+    const start = parentLength - (branches.get(branch.parentId)?.tokens.length ?? 0);
+    prefix = Math.min(parentLength, start + branch.atTokenIndex) + (branch.forkToken !== null ? 1 : 0);
+  }
+  return prefix + branch.tokens.length;
+}

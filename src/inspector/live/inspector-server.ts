@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { z } from "zod";
 import { InspectorRequestError } from "../errors/inspector-request-error.js";
+import { InspectorTreeTooLargeError } from "../errors/inspector-tree-too-large-error.js";
 import { renderInspectorPage, renderInspectorTreePage } from "../render-inspector-page.js";
 import { branchSettingsShown, buildInspectorTreeReport } from "./branch-export.js";
 import { branchPath } from "./branch-path.js";
@@ -99,6 +100,9 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   });
 
   app.setErrorHandler((error, _request, reply) => {
+    if (InspectorTreeTooLargeError.isInstance(error)) {
+      return reply.code(413).send({ error: { message: error.message } });
+    }
     if (InspectorRequestError.isInstance(error)) {
       return reply.code(error.status).send({ error: { message: error.message, field: error.field } });
     }
