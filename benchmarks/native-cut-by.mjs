@@ -10,11 +10,9 @@
 // where cut-by records) and "penalized" (below). Each round runs every variant once in a fresh child process, in an order that
 // alternates between rounds, so a noisy minute on a shared machine hits all alike; a figure is the median
 // over rounds, a ratio the median of the per-round ratios.
-import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { loadRawAddon, median, runPairedRounds } from "./lib/paired-addon-rounds.mjs";
 
 const { values: flags } = parseArgs({
   options: {
@@ -29,8 +27,6 @@ const { values: flags } = parseArgs({
   },
 });
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-
 const configurations = {
   greedy: { greedy: true },
   chain: { greedy: false, temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05 },
@@ -39,19 +35,9 @@ const configurations = {
   penalized: { greedy: false, temperature: 0.8, topK: 10, repeatPenalty: 1.1 },
 };
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 async function child(spec) {
   const { addonPath, configuration, cutBy } = JSON.parse(spec);
-  const require = createRequire(import.meta.url);
-  const addon = require(resolve(addonPath));
-  // node-llama-cpp's prebuilt CPU libraries (what the TypeScript loader registers), found without dist/.
-  const platform = `${process.platform}-${process.arch}`;
-  addon.loadBackends(join(projectRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform));
+  const addon = loadRawAddon(addonPath);
   const model = await addon.loadModel(resolve(flags.model), { gpuLayers: 0, useMmap: true }).promise;
   const context = await model.createContext({
     contextSize: 512,
@@ -104,32 +90,17 @@ if (flags.child !== undefined) {
     variants.push({ name: `${configuration} off`, addonPath: flags.after, configuration, cutBy: false });
     variants.push({ name: `${configuration} on`, addonPath: flags.after, configuration, cutBy: true });
   }
-  const results = Object.fromEntries(variants.map((variant) => [variant.name, []]));
-  for (let round = 0; round < Number(flags.rounds); round++) {
-    const order = round % 2 === 0 ? variants : [...variants].reverse();
-    for (const variant of order) {
-      const output = execFileSync(
-        process.execPath,
-        [
-          new URL(import.meta.url).pathname,
-          "--child",
-          JSON.stringify(variant),
-          "--runs",
-          flags.runs,
-          "--tokens",
-          flags.tokens,
-          "--model",
-          flags.model,
-        ],
-        { encoding: "utf8" },
-      );
-      results[variant.name].push(JSON.parse(output.trim().split("\n").at(-1)).tokensPerSecond);
-    }
-  }
+  const results = runPairedRounds({
+    script: import.meta.url,
+    variants,
+    rounds: Number(flags.rounds),
+    childArgs: ["--runs", flags.runs, "--tokens", flags.tokens, "--model", flags.model],
+  });
   for (const configuration of flags.configurations.split(",")) {
-    const before = results[`${configuration} before`];
-    const off = results[`${configuration} off`];
-    const on = results[`${configuration} on`];
+    const rates = (name) => results[`${configuration} ${name}`].map((value) => value.tokensPerSecond);
+    const before = rates("before");
+    const off = rates("off");
+    const on = rates("on");
     const offRatio = median(off.map((value, index) => value / before[index]));
     const onRatio = median(on.map((value, index) => value / off[index]));
     console.log(

@@ -20,11 +20,9 @@
 // top-k 40, top-p 0.95, min-p 0.05). Each round runs every variant once in a fresh child process, in an
 // order that alternates between rounds, so a noisy minute on a shared machine hits all alike; a figure is
 // the median over rounds, a ratio the median of the per-round ratios with its spread (min–max).
-import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { loadRawAddon, median, runPairedRounds } from "./lib/paired-addon-rounds.mjs";
 
 const { values: flags } = parseArgs({
   options: {
@@ -43,8 +41,6 @@ const { values: flags } = parseArgs({
   },
 });
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-
 const configurations = {
   greedy: { greedy: true, tokenLogprobs: false },
   "greedy-logprobs": { greedy: true },
@@ -52,20 +48,10 @@ const configurations = {
   chain: { greedy: false, temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05 },
 };
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 async function child(spec) {
   const { addonPath, configuration, contextOptions } = JSON.parse(spec);
   const promptTokens = Number(flags["prompt-tokens"]);
-  const require = createRequire(import.meta.url);
-  const addon = require(resolve(addonPath));
-  // node-llama-cpp's prebuilt CPU libraries (what the TypeScript loader registers), found without dist/.
-  const platform = `${process.platform}-${process.arch}`;
-  addon.loadBackends(join(projectRoot, "node_modules", "@node-llama-cpp", platform, "bins", platform));
+  const addon = loadRawAddon(addonPath);
   const model = await addon.loadModel(resolve(flags.model), { gpuLayers: 0, useMmap: true }).promise;
   const context = await model.createContext({
     contextSize: promptTokens + 2 * Number(flags.tokens) + 64 <= 512 ? 512 : 2048,
@@ -134,34 +120,30 @@ if (flags.child !== undefined) {
   const afterContext = JSON.parse(flags.context);
   const beforeContext = JSON.parse(flags["before-context"] ?? flags.context);
   const variants = names.flatMap((configuration) => [
-    { name: `${configuration} before`, addonPath: flags.before, configuration, contextOptions: beforeContext },
+    {
+      name: `${configuration} before`,
+      addonPath: flags.before,
+      configuration,
+      contextOptions: beforeContext,
+    },
     { name: `${configuration} after`, addonPath: flags.after, configuration, contextOptions: afterContext },
   ]);
-  const results = Object.fromEntries(variants.map((variant) => [variant.name, []]));
-  for (let round = 0; round < Number(flags.rounds); round++) {
-    const order = round % 2 === 0 ? variants : [...variants].reverse();
-    for (const variant of order) {
-      const output = execFileSync(
-        process.execPath,
-        [
-          new URL(import.meta.url).pathname,
-          "--child",
-          JSON.stringify(variant),
-          "--runs",
-          flags.runs,
-          "--tokens",
-          flags.tokens,
-          "--model",
-          flags.model,
-          "--prompt-tokens",
-          flags["prompt-tokens"],
-          ...(flags["second-turn"] ? ["--second-turn"] : []),
-        ],
-        { encoding: "utf8" },
-      );
-      results[variant.name].push(JSON.parse(output.trim().split("\n").at(-1)));
-    }
-  }
+  const results = runPairedRounds({
+    script: import.meta.url,
+    variants,
+    rounds: Number(flags.rounds),
+    childArgs: [
+      "--runs",
+      flags.runs,
+      "--tokens",
+      flags.tokens,
+      "--model",
+      flags.model,
+      "--prompt-tokens",
+      flags["prompt-tokens"],
+      ...(flags["second-turn"] ? ["--second-turn"] : []),
+    ],
+  });
   for (const configuration of names) {
     const before = results[`${configuration} before`];
     const after = results[`${configuration} after`];
