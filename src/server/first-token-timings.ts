@@ -9,31 +9,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
+import {
+  type ServedFirstTokenTimings,
+  timingIdHeader,
+} from "../backends/openai/served-first-token-timings.js";
 import type { Backend } from "../core/backend.js";
 import type { ModelOutputThunk } from "../core/model-output-thunk.js";
 
-export const timingIdHeader = "x-tessera-timing-id";
-
-/** One request's first token on the server, in ms; the stages add up to `serverFirstTokenMs`. */
-export interface ServedFirstTokenTimings {
-  /** From the request's arrival (headers read) to the backend call: body parsing, validation, slot wait. */
-  requestMs: number;
-  setupMs: number;
-  templateMs: number;
-  tokenizeMs: number;
-  queueWaitMs: number;
-  prefillMs: number;
-  firstDeliveryMs: number;
-  /** From the thunk handing over the first text to the first write of the response (SSE chunk). */
-  firstWriteMs: number;
-  /** From the request's arrival to that first write. */
-  serverFirstTokenMs: number;
-  /**
-   * That first write on the machine's clock (performance.timeOrigin + now, ms): a client on the same
-   * machine times the network and its parsing from here to its own first read.
-   */
-  firstWriteEpochMs: number;
-}
+// Tests and older importers read the record type from here.
+export type { ServedFirstTokenTimings };
 
 interface RequestMarks {
   id: string;

@@ -3,27 +3,16 @@
 // no client library in between. Anything off the protocol fails the run (BenchStreamError).
 
 import { randomUUID } from "node:crypto";
+import {
+  type ServedFirstTokenTimings,
+  timingIdHeader,
+} from "../../backends/openai/served-first-token-timings.js";
 import { SseDecoder } from "../../backends/openai/sse-decoder.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchStreamError } from "../errors/bench-stream-error.js";
 import { secondTurnMessage } from "./backend-target.js";
 
 type ChatMessage = { role: "user" | "assistant"; content: string };
-
-/** The body of tessera serve's GET /debug/first-token/<id> (src/server/first-token-timings.ts), in ms. */
-interface ServedFirstTokenTimings {
-  requestMs: number;
-  setupMs: number;
-  templateMs: number;
-  tokenizeMs: number;
-  queueWaitMs: number;
-  prefillMs: number;
-  firstDeliveryMs: number;
-  firstWriteMs: number;
-  serverFirstTokenMs: number;
-  /** The first write on the machine's clock (performance.timeOrigin + now). */
-  firstWriteEpochMs: number;
-}
 
 export interface OpenAIHttpTargetOptions {
   name: string;
@@ -124,7 +113,7 @@ export class OpenAIHttpTarget implements BenchTarget {
         "content-type": "application/json",
         accept: "text/event-stream",
         ...(this.#options.apiKey ? { authorization: `Bearer ${this.#options.apiKey}` } : {}),
-        ...(timingId !== null && { "x-tessera-timing-id": timingId }),
+        ...(timingId !== null && { [timingIdHeader]: timingId }),
       },
       body: JSON.stringify(body),
       signal: request.signal,
