@@ -1,5 +1,7 @@
 // A micro character-level model for training tests: the 354-token character vocabulary, 1 layer, 32
 // wide, with the trainable start (llama-synthesizer.ts). Trains at thousands of tokens per second.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { characterVocabulary } from "../../src/gguf/character-vocabulary.js";
 import { writeGgufFile } from "../../src/gguf/gguf-writer.js";
@@ -33,4 +35,18 @@ export async function writeMicroModel(
   });
   await writeGgufFile(path, model);
   return path;
+}
+
+/** The line the one-line training corpora repeat. */
+export const MICRO_LINE = "the quick brown fox jumps over the lazy dog";
+
+/** A fresh temporary folder holding a micro model and a 400-line corpus of MICRO_LINE. */
+export async function writeMicroTrainingFolder(
+  prefix: string,
+): Promise<{ folder: string; start: string; corpus: string }> {
+  const folder = await mkdtemp(join(tmpdir(), prefix));
+  const start = await writeMicroModel(folder);
+  const corpus = join(folder, "line.txt");
+  await writeFile(corpus, `${MICRO_LINE}\n`.repeat(400));
+  return { folder, start, corpus };
 }

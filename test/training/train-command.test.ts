@@ -3,23 +3,19 @@
 // waits for llama.cpp's trainer to finish its slice.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linesOf, runCli } from "../cli/support/run-cli.js";
-import { writeMicroModel } from "./micro-model.js";
+import { MICRO_LINE, writeMicroModel, writeMicroTrainingFolder } from "./micro-model.js";
 
-const line = "the quick brown fox jumps over the lazy dog";
+const line = MICRO_LINE;
 let folder: string;
 let start: string;
 let corpus: string;
 
 beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "tessera-train-command-"));
-  start = await writeMicroModel(folder);
-  corpus = join(folder, "line.txt");
-  await writeFile(corpus, `${line}\n`.repeat(400));
+  ({ folder, start, corpus } = await writeMicroTrainingFolder("tessera-train-command-"));
 }, 60_000);
 
 afterAll(async () => {

@@ -2,25 +2,21 @@
 // names the option (issue 16's review): each of these used to abort the process inside ggml
 // (GGML_ASSERT), run with a sequence the model cannot hold, or train silently without validation.
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TrainingError } from "../../src/training/errors/training-error.js";
 import { type TrainModelOptions, trainModel } from "../../src/training/train-model.js";
-import { writeMicroModel } from "./micro-model.js";
+import { MICRO_LINE, writeMicroModel, writeMicroTrainingFolder } from "./micro-model.js";
 
-const line = "the quick brown fox jumps over the lazy dog";
+const line = MICRO_LINE;
 let folder: string;
 let start: string;
 let corpus: string;
 
 beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "tessera-train-refusals-"));
-  start = await writeMicroModel(folder);
-  corpus = join(folder, "line.txt");
-  await writeFile(corpus, `${line}\n`.repeat(400));
+  ({ folder, start, corpus } = await writeMicroTrainingFolder("tessera-train-refusals-"));
 }, 60_000);
 
 afterAll(async () => {
