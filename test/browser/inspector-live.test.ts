@@ -6,11 +6,10 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import { type InspectorServer, startInspectorServer } from "../../src/inspector/live/inspector-server.js";
-import { InspectorSession } from "../../src/inspector/live/inspector-session.js";
+import type { InspectorServer } from "../../src/inspector/live/inspector-server.js";
+import type { InspectorSession } from "../../src/inspector/live/inspector-session.js";
 import { launchChromium } from "../cli/support/chromium.js";
-import { loadTinyModel } from "../native/tiny-model.js";
+import { type LiveInspector, startLiveInspector } from "../inspector/support/live-inspector.js";
 
 const artifacts = join(process.cwd(), "test-artifacts");
 
@@ -25,23 +24,19 @@ type PageGlobal = {
 };
 
 describe("the live inspector page in Chromium", () => {
-  let model: LlamaModel;
+  let inspector: LiveInspector;
   let session: InspectorSession;
   let server: InspectorServer;
   let browser: Browser;
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
-    model = await loadTinyModel();
-    const context = await model.createContext({ contextSize: 512, batchSize: 64, sequences: 2, threads: 1 });
-    session = new InspectorSession(model, context, "tiny");
-    server = await startInspectorServer({ session });
+    inspector = await startLiveInspector();
+    ({ session, server } = inspector);
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await session?.close();
-    model?.dispose();
+    await inspector?.close();
   });
 
   async function openPage(): Promise<{ page: Page; problems: string[]; foreign: string[] }> {

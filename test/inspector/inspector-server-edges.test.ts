@@ -3,11 +3,10 @@
 // a re-sample that keeps its branch's settings, a fork after the last token in the export, strict ids,
 // and the grammar and logit-bias settings. Every request is bounded, so a hang fails the test.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import { type InspectorServer, startInspectorServer } from "../../src/inspector/live/inspector-server.js";
-import { InspectorSession } from "../../src/inspector/live/inspector-session.js";
-import { loadTinyModel } from "../native/tiny-model.js";
+import type { InspectorServer } from "../../src/inspector/live/inspector-server.js";
+import type { InspectorSession } from "../../src/inspector/live/inspector-session.js";
 import { type Answer, httpRequest } from "./http-request.js";
+import { type LiveInspector, startLiveInspector } from "./support/live-inspector.js";
 
 function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -18,7 +17,7 @@ function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
 }
 
 describe("the live inspector API at its edges", () => {
-  let model: LlamaModel;
+  let inspector: LiveInspector;
   let session: InspectorSession;
   let server: InspectorServer;
   let auth: Record<string, string>;
@@ -32,16 +31,11 @@ describe("the live inspector API at its edges", () => {
   };
 
   beforeAll(async () => {
-    model = await loadTinyModel();
-    const context = await model.createContext({ contextSize: 256, batchSize: 64, sequences: 2, threads: 1 });
-    session = new InspectorSession(model, context, "tiny");
-    server = await startInspectorServer({ session });
-    auth = { "x-tessera-token": server.token };
+    inspector = await startLiveInspector(256);
+    ({ session, server, auth } = inspector);
   });
   afterAll(async () => {
-    await server?.close();
-    await session?.close();
-    model?.dispose();
+    await inspector?.close();
   });
 
   it("runs two forks requested together", async () => {

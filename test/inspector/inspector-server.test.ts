@@ -2,28 +2,22 @@
 // its own Host and Origin with the per-run token get in; the page has a strict nonce CSP; the API starts,
 // streams, forks (copying KV cells), re-samples and exports.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import { type InspectorServer, startInspectorServer } from "../../src/inspector/live/inspector-server.js";
-import { InspectorSession } from "../../src/inspector/live/inspector-session.js";
-import { loadTinyModel } from "../native/tiny-model.js";
+import type { InspectorServer } from "../../src/inspector/live/inspector-server.js";
+import type { InspectorSession } from "../../src/inspector/live/inspector-session.js";
 import { httpRequest } from "./http-request.js";
+import { type LiveInspector, startLiveInspector } from "./support/live-inspector.js";
 
 describe("the live inspector server", () => {
-  let model: LlamaModel;
+  let inspector: LiveInspector;
   let session: InspectorSession;
   let server: InspectorServer;
   let auth: Record<string, string>;
   beforeAll(async () => {
-    model = await loadTinyModel();
-    const context = await model.createContext({ contextSize: 512, batchSize: 64, sequences: 2, threads: 1 });
-    session = new InspectorSession(model, context, "tiny");
-    server = await startInspectorServer({ session });
-    auth = { "x-tessera-token": server.token };
+    inspector = await startLiveInspector();
+    ({ session, server, auth } = inspector);
   });
   afterAll(async () => {
-    await server?.close();
-    await session?.close();
-    model?.dispose();
+    await inspector?.close();
   });
 
   it("prints a 127.0.0.1 URL that carries the token", () => {

@@ -2,32 +2,26 @@
 // root and two forks (one of the other) come back as one self-contained file whose embedded data parse
 // back to the tree, each branch with its path drawn by the static renderer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { branchPath } from "../../src/inspector/live/branch-path.js";
-import { type InspectorServer, startInspectorServer } from "../../src/inspector/live/inspector-server.js";
-import { type BranchView, InspectorSession } from "../../src/inspector/live/inspector-session.js";
-import { loadTinyModel } from "../native/tiny-model.js";
+import type { InspectorServer } from "../../src/inspector/live/inspector-server.js";
+import type { BranchView, InspectorSession } from "../../src/inspector/live/inspector-session.js";
 import { httpRequest } from "./http-request.js";
+import { type LiveInspector, startLiveInspector } from "./support/live-inspector.js";
 
 const embedded = (html: string) =>
   JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)![1]!);
 
 describe("the tree export as one static page", () => {
-  let model: LlamaModel;
+  let inspector: LiveInspector;
   let session: InspectorSession;
   let server: InspectorServer;
   let auth: Record<string, string>;
   beforeAll(async () => {
-    model = await loadTinyModel();
-    const context = await model.createContext({ contextSize: 512, batchSize: 64, sequences: 2, threads: 1 });
-    session = new InspectorSession(model, context, "tiny");
-    server = await startInspectorServer({ session });
-    auth = { "x-tessera-token": server.token };
+    inspector = await startLiveInspector();
+    ({ session, server, auth } = inspector);
   });
   afterAll(async () => {
-    await server?.close();
-    await session?.close();
-    model?.dispose();
+    await inspector?.close();
   });
 
   async function post(path: string, body: unknown): Promise<BranchView> {
