@@ -104,16 +104,17 @@ async function* streamParts<T>(
       // The batch is in memory already: run its text through the matchers first, so the logits part
       // holds exactly the tokens up to a stop sequence and arrives before their text.
       const texts: string[] = [];
-      const processedSteps: LogitsStep[] = [];
-      const rawSteps: LogitsStep[] = [];
+      // Step arrays only when their trace was asked for: most runs capture no logits.
+      const processedSteps: LogitsStep[] | null = processed === null ? null : [];
+      const rawSteps: LogitsStep[] | null = raw === null ? null : [];
       for (const event of batch.events) {
         progress.completionTokens++;
         progress.firstTokenAt ??= performance.now();
         seenText += event.text.length;
         const processedStep = processed?.step(event.token, event.text, event.logits, event.bytes);
-        if (processedStep) processedSteps.push(processedStep);
+        if (processedStep) processedSteps?.push(processedStep);
         const rawStep = raw?.step(event.token, event.text, event.rawLogits, event.bytes);
-        if (rawStep) rawSteps.push(rawStep);
+        if (rawStep) rawSteps?.push(rawStep);
         // One delta per token (not per native pull, which may hold many): readers stream token by token.
         // Markup first: stop sequences end answer text, never a tool call (a stop of "</tool_call>" would
         // otherwise match the call's own closing tag and drop the call).
@@ -121,11 +122,11 @@ async function* streamParts<T>(
         if (text.length > 0) texts.push(text);
         if (matcher.stopped) break;
       }
-      if (processed !== null || raw !== null) {
+      if (processedSteps !== null || rawSteps !== null) {
         yield {
           type: "logits",
-          ...(processed !== null && { processed: processedSteps }),
-          ...(raw !== null && { raw: rawSteps }),
+          ...(processedSteps !== null && { processed: processedSteps }),
+          ...(rawSteps !== null && { raw: rawSteps }),
         };
       }
       for (const text of texts) {
