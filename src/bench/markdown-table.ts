@@ -1,6 +1,8 @@
 // GitHub-flavoured markdown tables for benchmark results. Cells are escaped so that a "|" in a model
 // name or an error message cannot break the table.
 
+import type { SampleSummary } from "./stats.js";
+
 export type ColumnAlignment = "left" | "right" | "center";
 
 export interface MarkdownColumn {
@@ -34,6 +36,13 @@ export function markdownTable(
 /** A number with a fixed count of decimals, or "—" when there is none. */
 export function formatNumber(value: number | null | undefined, decimals = 1): string {
   return value === null || value === undefined || !Number.isFinite(value) ? "—" : value.toFixed(decimals);
+}
+
+/** A summary as "median / p90", or "—" when it holds no sample. */
+export function formatMedianP90(summary: SampleSummary, decimals = 1): string {
+  return summary.count === 0
+    ? "—"
+    : `${formatNumber(summary.median, decimals)} / ${formatNumber(summary.p90, decimals)}`;
 }
 
 /** A rate (0..1) as a percentage. */

@@ -1,13 +1,10 @@
 import { describeMachine } from "./machine-info.js";
-import { formatNumber, formatRate, markdownTable } from "./markdown-table.js";
+import { formatMedianP90, formatNumber, formatRate, markdownTable } from "./markdown-table.js";
 import type { SampleSummary } from "./stats.js";
 import type { StrategiesResult } from "./strategies-benchmark.js";
 import { svgBarChart } from "./svg-bar-chart.js";
 
-const pair = (summary: SampleSummary, decimals = 0) =>
-  summary.count === 0
-    ? "—"
-    : `${formatNumber(summary.median, decimals)} / ${formatNumber(summary.p90, decimals)}`;
+const pair = (summary: SampleSummary, decimals = 0) => formatMedianP90(summary, decimals);
 
 export function strategiesMarkdown(result: StrategiesResult): string {
   const { settings } = result;

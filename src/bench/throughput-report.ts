@@ -1,13 +1,12 @@
 import { flashAttentionNote } from "./flash-attention-setting.js";
 import { describeMachine } from "./machine-info.js";
-import { formatNumber, markdownTable } from "./markdown-table.js";
+import { formatMedianP90, markdownTable } from "./markdown-table.js";
 import { pairedComparisonMarkdown } from "./paired-comparison-table.js";
 import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
 import type { ThroughputResult } from "./throughput-benchmark.js";
 
-const pair = (summary: SampleSummary) =>
-  summary.count === 0 ? "—" : `${formatNumber(summary.median)} / ${formatNumber(summary.p90)}`;
+const pair = formatMedianP90;
 
 const label = (target: string, logits: string) => (logits === "off" ? target : `${target}, logits ${logits}`);
 

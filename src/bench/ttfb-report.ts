@@ -2,17 +2,14 @@
 
 import { firstTokenStages, stagesSum, stageTitles } from "./first-token-stages.js";
 import { describeMachine } from "./machine-info.js";
-import { formatNumber, formatRate, markdownTable } from "./markdown-table.js";
+import { formatMedianP90, formatNumber, formatRate, markdownTable } from "./markdown-table.js";
 import { pairedComparisonMarkdown } from "./paired-comparison-table.js";
 import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
 import { svgStackedChart } from "./svg-stacked-chart.js";
 import type { TtfbResult } from "./ttfb-benchmark.js";
 
-const pair = (summary: SampleSummary, decimals = 1) =>
-  summary.count === 0
-    ? "—"
-    : `${formatNumber(summary.median, decimals)} / ${formatNumber(summary.p90, decimals)}`;
+const pair = formatMedianP90;
 
 /** A decode figure: "n/a" when runs succeeded but no run's tokens arrived in more than one read. */
 const decodePair = (summary: SampleSummary, succeeded: number, decimals = 1) =>
