@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaBranchPool } from "../../src/backends/llamacpp/branches/llama-branch-pool.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
-import type { TokenEvent } from "../../src/backends/llamacpp/token-stream.js";
-import { loadTinyModel } from "./tiny-model.js";
+import { alternativeOf, greedyWithCandidates, openTinyContext } from "./tiny-model.js";
 
-const greedy = { temperature: 0, ignoreEos: true, rawLogits: 3, queueCapacity: 4 } as const;
+const greedy = greedyWithCandidates;
 
 function within<T>(promise: Promise<T>, what: string, ms = 8000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -17,18 +16,15 @@ function within<T>(promise: Promise<T>, what: string, ms = 8000): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function alternativeOf(event: TokenEvent): number {
-  return Array.from(event.rawLogits!.topIds!).find((id) => id !== event.token)!;
-}
-
 describe("forks that are never read, concurrent, or fail to start", () => {
   let model: LlamaModel;
   let context: LlamaContext;
   let prompt: Int32Array;
   beforeAll(async () => {
-    model = await loadTinyModel();
-    context = await model.createContext({ contextSize: 256, batchSize: 64, sequences: 2, threads: 1 });
-    prompt = model.tokenize("Once upon a time, in a land far away, there lived a small cat");
+    ({ model, context, prompt } = await openTinyContext(
+      { contextSize: 256, batchSize: 64, sequences: 2, threads: 1 },
+      "Once upon a time, in a land far away, there lived a small cat",
+    ));
   });
   afterAll(() => model.dispose());
 

@@ -7,24 +7,19 @@ import { LlamaBranchPool } from "../../src/backends/llamacpp/branches/llama-bran
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import type { TokenEvent } from "../../src/backends/llamacpp/token-stream.js";
-import { loadTinyModel } from "./tiny-model.js";
+import { alternativeOf, greedyWithCandidates, openTinyContext } from "./tiny-model.js";
 
-const greedy = { temperature: 0, ignoreEos: true, rawLogits: 3, queueCapacity: 4 } as const;
-
-/** Any token other than the one chosen: the second raw candidate. */
-function alternativeOf(event: TokenEvent): number {
-  const ids = Array.from(event.rawLogits!.topIds!);
-  return ids.find((id) => id !== event.token)!;
-}
+const greedy = greedyWithCandidates;
 
 describe("forking a generation", () => {
   let model: LlamaModel;
   let context: LlamaContext;
   let prompt: Int32Array;
   beforeAll(async () => {
-    model = await loadTinyModel();
-    context = await model.createContext({ contextSize: 256, batchSize: 64, sequences: 2, threads: 1 });
-    prompt = model.tokenize("Once upon a time, in a land far away, there lived a small cat");
+    ({ model, context, prompt } = await openTinyContext(
+      { contextSize: 256, batchSize: 64, sequences: 2, threads: 1 },
+      "Once upon a time, in a land far away, there lived a small cat",
+    ));
   });
   afterAll(() => model.dispose());
 

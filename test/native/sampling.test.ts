@@ -6,25 +6,22 @@ import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
 import type { TokenEvent } from "../../src/backends/llamacpp/token-stream.js";
 import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
-import { argMax, loadTinyModel, logSoftmaxAt } from "./tiny-model.js";
+import { argMax, generateEvents, logSoftmaxAt, openTinyContext } from "./tiny-model.js";
 
 describe("sampling on the native decode thread", () => {
   let model: LlamaModel;
   let context: LlamaContext;
   let prompt: Int32Array;
   beforeAll(async () => {
-    model = await loadTinyModel();
-    context = await model.createContext({ contextSize: 512, threads: 1 });
-    prompt = model.tokenize("The quick brown fox jumps over the lazy dog");
+    ({ model, context, prompt } = await openTinyContext(
+      { contextSize: 512, threads: 1 },
+      "The quick brown fox jumps over the lazy dog",
+    ));
   });
   afterAll(() => model.dispose());
 
-  async function run(options: GenerateTokensOptions): Promise<TokenEvent[]> {
-    const events: TokenEvent[] = [];
-    for await (const event of context.generate(prompt, { ignoreEos: true, maxTokens: 12, ...options }))
-      events.push(event);
-    return events;
-  }
+  const run = (options: GenerateTokensOptions): Promise<TokenEvent[]> =>
+    generateEvents(context, prompt, options);
 
   it("gives the same tokens for the same seed, and other tokens for another seed", async () => {
     const options = { temperature: 1.5, seed: 1234, maxTokens: 24 };

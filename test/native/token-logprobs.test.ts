@@ -4,7 +4,7 @@ import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js"
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
 import type { TokenEvent } from "../../src/backends/llamacpp/token-stream.js";
-import { argMax, loadTinyModel, logSoftmaxAt } from "./tiny-model.js";
+import { argMax, generateEvents, logSoftmaxAt, openTinyContext } from "./tiny-model.js";
 
 // tokenLogprobs: false lets greedy decoding without captures skip the log-sum-exp pass over the row
 // (issue 14); the tokens must not change, and the default must keep every event's logprob.
@@ -13,18 +13,15 @@ describe("per-token logprobs on request (tokenLogprobs)", () => {
   let context: LlamaContext;
   let prompt: Int32Array;
   beforeAll(async () => {
-    model = await loadTinyModel();
-    context = await model.createContext({ contextSize: 512, threads: 1 });
-    prompt = model.tokenize("The quick brown fox jumps over the lazy dog");
+    ({ model, context, prompt } = await openTinyContext(
+      { contextSize: 512, threads: 1 },
+      "The quick brown fox jumps over the lazy dog",
+    ));
   });
   afterAll(() => model.dispose());
 
-  async function run(options: GenerateTokensOptions): Promise<TokenEvent[]> {
-    const events: TokenEvent[] = [];
-    for await (const event of context.generate(prompt, { ignoreEos: true, maxTokens: 12, ...options }))
-      events.push(event);
-    return events;
-  }
+  const run = (options: GenerateTokensOptions): Promise<TokenEvent[]> =>
+    generateEvents(context, prompt, options);
 
   it("keeps each greedy event's logprob by default, and the first largest raw logit as the token", async () => {
     const plain = await run({ temperature: 0 });
