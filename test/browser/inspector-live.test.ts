@@ -10,10 +10,10 @@ import type { InspectorServer } from "../../src/inspector/live/inspector-server.
 import type { InspectorSession } from "../../src/inspector/live/inspector-session.js";
 import { launchChromium } from "../cli/support/chromium.js";
 import { type LiveInspector, startLiveInspector } from "../inspector/support/live-inspector.js";
+import { cspViolations, recordCspViolations } from "./support/csp-violations.js";
 
 const artifacts = join(process.cwd(), "test-artifacts");
 
-type ViolationWindow = { __violations: string[] };
 // The test's tsconfig has no DOM library: the little of it that the page checks use.
 type PageGlobal = {
   document: {
@@ -50,16 +50,7 @@ describe("the live inspector page in Chromium", () => {
     page.on("request", (request) => {
       if (!request.url().startsWith(`http://127.0.0.1:${server.port}/`)) foreign.push(request.url());
     });
-    // Injected by the browser itself (not subject to the page's CSP): records every violation report.
-    await page.addInitScript(() => {
-      const target = globalThis as unknown as ViolationWindow & {
-        addEventListener(type: string, listener: (event: { violatedDirective: string }) => void): void;
-      };
-      target.__violations = [];
-      target.addEventListener("securitypolicyviolation", (event) =>
-        target.__violations.push(event.violatedDirective),
-      );
-    });
+    await recordCspViolations(page);
     await page.goto(server.url);
     return { page, problems, foreign };
   }
@@ -181,7 +172,7 @@ describe("the live inspector page in Chromium", () => {
     );
     expect(treeData.branches.map((branch: { id: number }) => branch.id)).toEqual([1, 2, 3]);
 
-    const violations = await page.evaluate(() => (globalThis as unknown as ViolationWindow).__violations);
+    const violations = await cspViolations(page);
     expect(violations).toEqual([]);
     expect(problems).toEqual([]);
     expect(foreign).toEqual([]);

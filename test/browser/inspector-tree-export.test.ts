@@ -12,10 +12,9 @@ import type { InspectorSession } from "../../src/inspector/live/inspector-sessio
 import { launchChromium } from "../cli/support/chromium.js";
 import { httpRequest } from "../inspector/http-request.js";
 import { type LiveInspector, startLiveInspector } from "../inspector/support/live-inspector.js";
+import { cspViolations, recordCspViolations } from "./support/csp-violations.js";
 
 const artifacts = join(process.cwd(), "test-artifacts");
-
-type ViolationWindow = { __violations: string[] };
 
 describe("the exported tree page in Chromium", () => {
   let inspector: LiveInspector;
@@ -62,15 +61,7 @@ describe("the exported tree page in Chromium", () => {
     page.on("request", (request) => {
       if (!request.url().startsWith("file:")) foreign.push(request.url());
     });
-    await page.addInitScript(() => {
-      const target = globalThis as unknown as ViolationWindow & {
-        addEventListener(type: string, listener: (event: { violatedDirective: string }) => void): void;
-      };
-      target.__violations = [];
-      target.addEventListener("securitypolicyviolation", (event) =>
-        target.__violations.push(event.violatedDirective),
-      );
-    });
+    await recordCspViolations(page);
     await page.goto(`file://${file}`);
 
     // The tree as navigation: the second fork nested under the first, under the root.
@@ -113,7 +104,7 @@ describe("the exported tree page in Chromium", () => {
     expect(await page.getAttribute(`button[data-branch="${second.id}"]`, "aria-current")).toBe("true");
     expect(await texts()).toHaveLength(3 + 1 + 2 + 1 + second.tokens.length);
 
-    const violations = await page.evaluate(() => (globalThis as unknown as ViolationWindow).__violations);
+    const violations = await cspViolations(page);
     expect(violations).toEqual([]);
     expect(problems).toEqual([]);
     expect(foreign).toEqual([]);
