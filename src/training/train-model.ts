@@ -92,7 +92,9 @@ function processIsAlive(pid: number): boolean {
 async function sweepScratchFolders(): Promise<void> {
   const names = await readdir(tmpdir()).catch(() => [] as string[]);
   for (const name of names) {
-    const pid = Number(/^tessera-train-scratch-(\d+)-/.exec(name)?.[1]);
+    // The pid follows the same prefix the folders are made with, so the two cannot drift apart.
+    if (!name.startsWith(scratchPrefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(scratchPrefix.length))?.[1]);
     if (Number.isInteger(pid) && pid !== process.pid && !processIsAlive(pid)) {
       await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
     }
