@@ -38,7 +38,8 @@ Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventR
       Napi::Uint8Array cutBy = Napi::Uint8Array::New(env, count * k);
       for (size_t index = 0; index < count; index++) {
         const std::vector<uint8_t>& source = events.at(unread, index).cutBy;
-        std::memcpy(cutBy.Data() + index * k, source.data(), std::min(source.size(), k));
+        // An empty vector's data() may be null, and memcpy from null is undefined even for 0 bytes.
+        if (!source.empty()) std::memcpy(cutBy.Data() + index * k, source.data(), std::min(source.size(), k));
       }
       columns.Set("cutBy", cutBy);
     }

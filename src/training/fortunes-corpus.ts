@@ -48,9 +48,10 @@ export function fortunesText(
   fortunes: readonly string[],
   validationFraction: number,
   seed: number,
-): { training: string; validation: string; count: number } {
+): { training: string; validation: string; heldOut: readonly string[]; count: number } {
   const order = shuffled(fortunes, seededRandom(seed));
   const held = Math.max(1, Math.floor(order.length * validationFraction));
   const join = (items: readonly string[]): string => `${items.join("\n\n")}\n\n`;
-  return { training: join(order.slice(0, -held)), validation: join(order.slice(-held)), count: order.length };
+  const heldOut = order.slice(-held);
+  return { training: join(order.slice(0, -held)), validation: join(heldOut), heldOut, count: order.length };
 }

@@ -1,6 +1,8 @@
-// Measures of a text model: a sample of N characters from BOS, and the share of its words that are
+// Measures of a text model: bits per character on held-out documents, recomputed from the model's own
+// prompt log-probabilities; a sample of N characters from BOS, and the share of its words that are
 // words of the corpus (letters only, case-folded; a "word" the model invented does not count).
 import { loadLlamaModel } from "../backends/llamacpp/llama-model.js";
+import { TrainingError } from "./errors/training-error.js";
 
 export function corpusWords(text: string): Set<string> {
   return new Set(text.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? []);
@@ -43,6 +45,82 @@ export async function sampleText(
       const words = text.toLowerCase().match(/[a-z]+(?:'[a-z]+)?/g) ?? [];
       const knownWords = words.filter((word) => vocabulary.has(word)).length;
       return { text, words: words.length, knownWords, knownShare: knownWords / Math.max(1, words.length) };
+    } finally {
+      context.dispose();
+    }
+  } finally {
+    await model[Symbol.asyncDispose]();
+  }
+}
+
+export interface HeldOutLoss {
+  readonly bitsPerCharacter: number;
+  readonly characters: number;
+  /** Tokens scored: every token of every document (with its separator), once. */
+  readonly scoredTokens: number;
+  readonly documents: number;
+  /** Documents longer than one window, scored in overlapping windows (each character once). */
+  readonly windowedDocuments: number;
+}
+
+/**
+ * Bits per character of `documents` (each followed by the corpus's "\n\n" separator), each read from
+ * BOS as a prompt is at inference: the mean of −log2 p(character | the characters before it in its
+ * document). This is not the training record's figure: ggml-opt scores fixed 256-token rows cut at line
+ * starts, which may begin mid-document and carry the previous document as context. A document longer than
+ * the window is scored in windows that overlap by half, each character once, with at least half a window
+ * of its own document before it. Keep the window within the training sequence length: later positions
+ * were never trained.
+ */
+export async function heldOutBitsPerCharacter(
+  modelPath: string,
+  documents: readonly string[],
+  options: { window?: number; threads?: number } = {},
+): Promise<HeldOutLoss> {
+  const model = await loadLlamaModel(modelPath);
+  try {
+    const window = Math.min(options.window ?? 256, model.metadata.trainContextSize - 2);
+    // The window, BOS and room for the one token generate() must produce.
+    const context = await model.createContext({ contextSize: window + 2, threads: options.threads ?? 1 });
+    try {
+      let nats = 0;
+      let characters = 0;
+      let scoredTokens = 0;
+      let windowedDocuments = 0;
+      const stride = Math.max(1, Math.floor(window / 2));
+      for (const document of documents) {
+        const text = `${document}\n\n`;
+        characters += [...text].length;
+        const tokens = model.tokenize(text, { addSpecial: false });
+        if (tokens.length > window) windowedDocuments++;
+        // tokens[0, scored) of this document are scored; each window scores only what follows them.
+        let scored = 0;
+        for (let start = 0; scored < tokens.length; start = scored - stride) {
+          const piece = tokens.subarray(start, start + window);
+          const prompt = new Int32Array(piece.length + 1);
+          prompt[0] = model.metadata.bos;
+          prompt.set(piece, 1);
+          const stream = context.generate(prompt, { promptLogprobs: true, maxTokens: 1, temperature: 0 });
+          for await (const _ of stream.batches()) {
+            // The one generated token is not scored; only the prompt's log-probabilities are.
+          }
+          const logprobs = (await stream.result).promptLogprobs;
+          if (logprobs === null) throw new TrainingError("llama.cpp returned no prompt log-probabilities");
+          // logprobs[i] scores prompt[i], which is tokens[start + i - 1].
+          for (let index = scored - start + 1; index < prompt.length; index++) {
+            nats -= logprobs[index]!;
+            scoredTokens++;
+          }
+          scored = start + piece.length;
+        }
+      }
+      return {
+        bitsPerCharacter: nats / characters / Math.LN2,
+        characters,
+        scoredTokens,
+        documents: documents.length,
+        windowedDocuments,
+      };
     } finally {
       context.dispose();
     }
