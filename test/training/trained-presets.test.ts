@@ -28,7 +28,9 @@ describe.each(Object.values(trainedPresets))("the trained preset $name", (preset
     expect(record).toBeDefined();
     expect(record!.corpus).toContain(preset.task === "text" ? "fortunes" : preset.task);
     expect(record!.steps).toBeGreaterThan(100);
-    expect(record!.threads).toBe(1);
+    // The record matches the regenerating command: its thread count and epochs.
+    expect(record!.threads).toBe(Number(/--threads (\d+)/.exec(preset.command)?.[1]));
+    expect(record!.epochs).toBe(Number(/--epochs (\d+)/.exec(preset.command)?.[1]));
     // The seed of the run that wrote the file: the last --seed of the regenerating command.
     const seeds = [...preset.command.matchAll(/--seed (\d+)/g)].map((match) => Number(match[1]));
     expect(record!.seed).toBe(seeds.at(-1));
