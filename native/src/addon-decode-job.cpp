@@ -241,6 +241,9 @@ Napi::Value AddonDecodeJob::GetStats(const Napi::CallbackInfo& info) {
     // Decode-thread fields are stable once finished (written before the locked finish).
     stats.Set("generatedTokens", state.generated);
     stats.Set("reusedPromptTokens", state.reusedPromptTokens);
+    Napi::Array chunks = Napi::Array::New(env, state.prefillChunks.size());
+    for (size_t index = 0; index < state.prefillChunks.size(); index++) chunks.Set(index, state.prefillChunks[index]);
+    stats.Set("prefillChunks", chunks);
     stats.Set("totalMs", milliseconds(state.createdAt, state.finishedAt));
     if (state.hasFirstEvent) {
       stats.Set("timeToFirstTokenMs", milliseconds(state.createdAt, state.firstEventAt));

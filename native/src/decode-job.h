@@ -72,6 +72,7 @@ struct DecodeJob {
 
   // Stats, written by the decode thread and read under the engine mutex once finished.
   int32_t reusedPromptTokens = 0;
+  std::vector<int32_t> prefillChunks;  // prompt tokens decoded per step, in order
   Clock::time_point createdAt = Clock::now();
   Clock::time_point prefillStartedAt{};
   Clock::time_point firstEventAt{};

@@ -230,6 +230,7 @@ export interface NativeDecodeJobStats {
   /** The following are present once finished. */
   readonly generatedTokens?: number;
   readonly reusedPromptTokens?: number;
+  readonly prefillChunks?: readonly number[];
   readonly totalMs?: number;
   readonly timeToFirstTokenMs?: number;
   readonly prefillMs?: number;

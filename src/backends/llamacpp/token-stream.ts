@@ -56,6 +56,11 @@ export interface TokenStreamResult {
   readonly promptTokens: number;
   /** Prompt tokens whose KV cells were reused from an earlier generation (not decoded again). */
   readonly reusedPromptTokens: number;
+  /**
+   * Prompt tokens decoded in each engine step, in order (a retried or aborted step counts as planned). A
+   * prompt that continues a reused prefix ends its first chunk on a multiple of 256 cells (docs/native.md).
+   */
+  readonly prefillChunks: readonly number[];
   readonly generatedTokens: number;
   readonly seed: number;
   readonly sequence: number;
@@ -323,6 +328,7 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
             stats.finishReason === "stop" || stats.finishReason === "length" ? stats.finishReason : "abort",
           promptTokens: stats.promptTokens,
           reusedPromptTokens: stats.reusedPromptTokens ?? 0,
+          prefillChunks: stats.prefillChunks ?? [],
           generatedTokens: stats.generatedTokens ?? 0,
           seed: this.#config.seed,
           sequence: stats.sequence,

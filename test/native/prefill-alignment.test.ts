@@ -1,0 +1,62 @@
+// llama.cpp attends over the KV cells padded up to a multiple of 256. A prompt that continues a reused
+// prefix used to end its first 512-token micro-batch just past such a multiple (cell 515 after 3 reused
+// cells) and attend over 768 cells instead of 512: a 640-token prefill of the tiny model took 24.5 ms
+// instead of 19. The engine now ends that first chunk on the multiple; the answer must not change.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
+import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { loadTinyModel } from "./tiny-model.js";
+
+/** `count` tokens: BOS, two fixed words' tokens, then a filler that differs per `salt`. */
+function promptOf(model: LlamaModel, count: number, salt: number): Int32Array {
+  const head = model.tokenize("Request list");
+  const filler = model.tokenize(
+    Array.from({ length: count }, (_, index) => `w${(index * 7919 + salt * 104729) % 997}`).join(" "),
+    { addSpecial: false },
+  );
+  const prompt = new Int32Array(count);
+  prompt.set(head.subarray(0, Math.min(head.length, count)));
+  prompt.set(filler.subarray(0, count - head.length), head.length);
+  return prompt;
+}
+
+describe("prefill chunks after a reused prefix", () => {
+  let model: LlamaModel;
+  let context: LlamaContext;
+  beforeAll(async () => {
+    model = await loadTinyModel();
+    context = await model.createContext({ contextSize: 1280, batchSize: 512, sequences: 1, threads: 1 });
+  });
+  afterAll(() => model.dispose());
+
+  it("ends the first chunk on a multiple of 256 cells, and the answer is the one a fresh prefill gives", async () => {
+    const head = model.tokenize("Request list").length;
+    await context.generate(promptOf(model, 700, 1), { temperature: 0, maxTokens: 1 }).collect();
+    const second = promptOf(model, 1024, 2);
+    const reused = await context.generate(second, { temperature: 0, maxTokens: 4, ignoreEos: true }).collect();
+    // BOS, "Request list", maybe the filler's first piece: a few cells, not a multiple of 256.
+    const r = reused.reusedPromptTokens;
+    expect(r).toBeGreaterThanOrEqual(head);
+    expect(r).toBeLessThan(16);
+    // Before: [512, 512 - r], the first micro-batch ending at cell 512 + r.
+    expect(reused.prefillChunks).toEqual([512 - r, 1024 - 512]);
+
+    const fresh = await context
+      .generate(second, { temperature: 0, maxTokens: 4, ignoreEos: true, reusePrefix: false })
+      .collect();
+    expect(fresh.reusedPromptTokens).toBe(0);
+    expect(fresh.prefillChunks).toEqual([512, 512]);
+    expect(reused.text).toBe(fresh.text);
+    expect(reused.text.length).toBeGreaterThan(0);
+  });
+
+  it("leaves a prompt that fits in the first micro-batch whole, and an aligned start alone", async () => {
+    await context.generate(promptOf(model, 600, 3), { temperature: 0, maxTokens: 1 }).collect();
+    const short = await context.generate(promptOf(model, 300, 4), { temperature: 0, maxTokens: 1 }).collect();
+    expect(short.prefillChunks).toEqual([300 - short.reusedPromptTokens]);
+    const cold = await context
+      .generate(promptOf(model, 900, 5), { temperature: 0, maxTokens: 1, reusePrefix: false })
+      .collect();
+    expect(cold.prefillChunks).toEqual([512, 388]);
+  });
+});
