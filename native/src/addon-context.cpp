@@ -311,6 +311,11 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   config.promptLogprobs = booleanOption(options, "promptLogprobs", false);
   config.reusePrefix = booleanOption(options, "reusePrefix", true);
   config.tokenLogprobs = booleanOption(options, "tokenLogprobs", true);
+  const double deliveryDelayMs = numberOption(options, "deliveryDelayMs", 2);
+  if (!(deliveryDelayMs >= 0 && deliveryDelayMs <= 1000)) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "deliveryDelayMs must be between 0 and 1000");
+  }
+  config.deliveryDelayMicros = static_cast<int64_t>(deliveryDelayMs * 1000);
   config.queueCapacity = static_cast<uint32_t>(std::max(1.0, numberOption(options, "queueCapacity", 32)));
 
   try {

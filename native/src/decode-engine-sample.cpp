@@ -219,15 +219,34 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
 
   std::lock_guard<std::mutex> lock(mutex);
   job.events.pushLocked();
-  if (!job.hasFirstEvent) {
+  const bool first = !job.hasFirstEvent;
+  const Clock::time_point now = Clock::now();
+  if (first) {
     job.hasFirstEvent = true;
-    job.firstEventAt = Clock::now();
+    job.firstEventAt = now;
   }
   if (reason != FinishReason::none) {
     finishLocked(jobPointer, reason, nullptr, "", toNotify);
-  } else if (job.pullWaiting) {
+  } else if (job.pullWaiting && !(!first && holdDeliveryLocked(job, now))) {
     job.pullWaiting = false;
+    job.notifyHeld = false;
     toNotify.push_back(jobPointer);
   }
+}
+
+// Whether a waiting pull's wake-up may wait for the next step's event too: only while the step is short
+// against the job's delivery delay, and only as long as the oldest held event stays within it. A step
+// that will be long (a prefill chunk joining the batch) flushes held wake-ups first (step()).
+bool DecodeEngine::holdDeliveryLocked(DecodeJob& job, Clock::time_point now) {
+  const int64_t budget = job.config.deliveryDelayMicros;
+  if (budget <= 0 || !job.events.hasRoomLocked()) return false;
+  if (!job.notifyHeld) {
+    if (lastStepMicros_ * 2 > budget) return false;
+    job.notifyHeld = true;
+    job.heldSince = now;
+    return true;
+  }
+  const int64_t age = std::chrono::duration_cast<std::chrono::microseconds>(now - job.heldSince).count();
+  return age + lastStepMicros_ <= budget;
 }
 }  // namespace tessera

@@ -447,6 +447,20 @@ size_t DecodeEngine::alignedPrefillChunk(size_t cursor, size_t remaining, size_t
   return chunk > aligned && aligned > 0 ? aligned : chunk;
 }
 
+void DecodeEngine::flushHeldDeliveries() {
+  std::vector<std::shared_ptr<DecodeJob>> held;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& job : active_) {
+      if (!job->notifyHeld || !job->pullWaiting) continue;
+      job->notifyHeld = false;
+      job->pullWaiting = false;
+      held.push_back(job);
+    }
+  }
+  for (auto& job : held) notify_(job);
+}
+
 void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<DecodeJob>>& members,
                         std::vector<Planned>& plan, std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
   // One batch: a token for every decoding sequence first (they are latency-bound), then prefill chunks.
@@ -494,11 +508,21 @@ void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<De
     return;
   }
 
+  // A prefill chunk makes this step long: wake the pulls whose events were held for a short one.
+  for (const auto& planned : plan) {
+    if (planned.fromPrompt) {
+      flushHeldDeliveries();
+      break;
+    }
+  }
   std::string failure;
+  const Clock::time_point stepStart = Clock::now();
   const int32_t status = decodeGuarded(batch, plan, failure);
   if (shutdown_.load()) return;
   if (status == 0) {
     for (auto& planned : plan) completePlanned(planned, batch, toNotify);
+    lastStepMicros_ =
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - stepStart).count();
     return;
   }
   // 2: every member asked to stop (abortCallback); llama.cpp removed the interrupted ubatch's cells and

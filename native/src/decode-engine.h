@@ -88,6 +88,8 @@ class DecodeEngine {
   void addPlanned(llama_batch& batch, Planned& planned);
   static llama_pos firstPosition(const Planned& planned);
   size_t alignedPrefillChunk(size_t cursor, size_t remaining, size_t budget) const;
+  bool holdDeliveryLocked(DecodeJob& job, Clock::time_point now);
+  void flushHeldDeliveries();
   // llama_decode with exceptions caught; on failure `failure` says why.
   int32_t decodeGuarded(llama_batch& batch, const std::vector<Planned>& plan, std::string& failure);
   void completePlanned(const Planned& planned, const llama_batch& batch,
@@ -107,7 +109,8 @@ class DecodeEngine {
   // Most prompt tokens one step decodes, all sequences together. The abort flag is read between steps;
   // inside llama_decode only the CPU backend reads it, so with a GPU this bounds how late an abort lands.
   int32_t prefillChunkSize_;
-  int32_t microBatchSize_;  // llama_n_ubatch: llama_decode splits a batch into micro-batches of this size
+  int32_t microBatchSize_;
+  int64_t lastStepMicros_ = 0;  // [decode thread] the last step's decode and sampling, for holdDeliveryLocked  // llama_n_ubatch: llama_decode splits a batch into micro-batches of this size
   int32_t threads_;
   Notify notify_;
 

@@ -143,6 +143,7 @@ export interface NativeGenerateOptions {
   readonly reusePrefix: boolean;
   /** Each event's logprob; false leaves it NaN (default true). See docs/native.md. */
   readonly tokenLogprobs?: boolean;
+  readonly deliveryDelayMs?: number;
   readonly queueCapacity: number;
 }
 

@@ -62,13 +62,19 @@ function parseRows(values: ReadonlyArray<string>): LocalRow[] {
     });
 }
 
+/** Unmeasured runs per row and prompt length before `bench ttfb` measures. */
+const defaultTtfbWarmupRuns = 20;
+
 async function ttfb(flags: TtfbFlags): Promise<void> {
   await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
   const promptTokens = flags.promptTokens ?? (quick ? [16, 64] : [16, 256, 1024]);
   const runs = flags.runs ?? (quick ? 2 : 10);
   const maxTokens = flags.maxTokens ?? (quick ? 8 : 32);
-  const warmupRuns = flags.warmup ?? (quick ? 0 : 1);
+  // Steady state, as a running server or app is: V8 compiles the request path over the first requests (a
+  // fresh `tessera serve`: first token 65 ms, then 8-12, 5, ~3.5 ms, steady ~2.7 ms from about the 25th;
+  // docs/benchmarks.md), so the figures would otherwise measure Node's JIT, not the stack.
+  const warmupRuns = flags.warmup ?? (quick ? 0 : defaultTtfbWarmupRuns);
   const remotes = remoteSpecs(flags.remote ?? []);
   // Speed on random weights is the point here: no "output is noise" notice.
   // The random-weight tiny preset unless --model says otherwise (not the CLI's trained default).
@@ -171,7 +177,11 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
     .option("--prompt-tokens <list>", "prompt lengths in tokens (default 16,256,1024)", listOfIntegers(8))
     .option("--runs <n>", "measured runs per row and length (default 10)", integerArgument(1))
     .option("--max-tokens <n>", "tokens generated per run (default 32)", integerArgument(2))
-    .option("--warmup <n>", "unmeasured runs per row first (default 1)", integerArgument(0))
+    .option(
+      "--warmup <n>",
+      `unmeasured runs per row and length first, so JavaScript rows are measured warm (default ${defaultTtfbWarmupRuns}; 1 shows a fresh process)`,
+      integerArgument(0),
+    )
     .option("--rows <list...>", `local rows to run: ${localRows.join(", ")} (default: all)`)
     .option(
       "--remote <spec...>",
