@@ -224,6 +224,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
   if (first) {
     job.hasFirstEvent = true;
     job.firstEventAt = now;
+    yieldAfterNotify_ = true;
   }
   if (reason != FinishReason::none) {
     finishLocked(jobPointer, reason, nullptr, "", toNotify);

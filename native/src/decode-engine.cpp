@@ -424,6 +424,14 @@ void DecodeEngine::run() {
       break;
     }
     for (auto& job : toNotify) notify_(job);
+    if (yieldAfterNotify_) {
+      // The wake-up just sent may have put JavaScript's thread on this core's run queue (the kernel
+      // places a woken thread near its waker), where it would wait out this thread's time slice before
+      // the idle core pulls it over: first tokens reached the reader 2-4 ms late in ~1 run of 8. Giving
+      // up the core once per first token lets it run at once.
+      yieldAfterNotify_ = false;
+      std::this_thread::yield();
+    }
   }
   llama_batch_free(batch);
 }

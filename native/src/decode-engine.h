@@ -109,8 +109,9 @@ class DecodeEngine {
   // Most prompt tokens one step decodes, all sequences together. The abort flag is read between steps;
   // inside llama_decode only the CPU backend reads it, so with a GPU this bounds how late an abort lands.
   int32_t prefillChunkSize_;
-  int32_t microBatchSize_;
-  int64_t lastStepMicros_ = 0;  // [decode thread] the last step's decode and sampling, for holdDeliveryLocked  // llama_n_ubatch: llama_decode splits a batch into micro-batches of this size
+  int32_t microBatchSize_;  // llama_n_ubatch: llama_decode splits a batch into micro-batches of this size
+  int64_t lastStepMicros_ = 0;  // [decode thread] the last step's decode and sampling, for holdDeliveryLocked
+  bool yieldAfterNotify_ = false;  // [decode thread] a first token was just delivered: see run()
   int32_t threads_;
   Notify notify_;
 
