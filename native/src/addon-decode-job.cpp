@@ -50,7 +50,7 @@ Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventR
     const size_t stride = static_cast<size_t>(vocabSize);
     for (size_t index = 0; index < count; index++) {
       const EventSlot& slot = events.at(unread, index);
-      const std::vector<float>& source = raw ? slot.rawFull : slot.processedFull;
+      const std::vector<float>& source = raw || slot.processedFullIsRaw ? slot.rawFull : slot.processedFull;
       std::memcpy(destination.Data() + index * stride, source.data(), stride * sizeof(float));
     }
     columns.Set("full", destination);

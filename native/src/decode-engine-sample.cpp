@@ -98,7 +98,14 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     slot.rawFull.resize(static_cast<size_t>(vocabSize_));
     std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
   }
-  if (config.processed.mode == CaptureMode::full) slot.processedFull.resize(static_cast<size_t>(vocabSize_));
+  // On the direct paths (no processing samplers) the processed row is the raw one: with both captured in
+  // full, the pull copies the raw row twice instead of this thread copying it once more per token.
+  // Only the two dense paths below: the sampler-chain path scatters its own processed row.
+  slot.processedFullIsRaw = (greedyOnRow || (direct && job.samplers.isDenseDraw())) &&
+                            config.raw.mode == CaptureMode::full && config.processed.mode == CaptureMode::full;
+  if (config.processed.mode == CaptureMode::full && !slot.processedFullIsRaw) {
+    slot.processedFull.resize(static_cast<size_t>(vocabSize_));
+  }
 
   llama_token token;
   float chosenLogit;
@@ -127,7 +134,9 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       }
       slot.processed.logSumExp = processedLogSumExp;
     } else if (config.processed.mode == CaptureMode::full) {
-      std::memcpy(slot.processedFull.data(), processed, sizeof(float) * static_cast<size_t>(vocabSize_));
+      if (!slot.processedFullIsRaw) {
+        std::memcpy(slot.processedFull.data(), processed, sizeof(float) * static_cast<size_t>(vocabSize_));
+      }
       slot.processed.logSumExp = processedLogSumExp;
     }
   } else if (greedyOnRow) {
@@ -143,7 +152,9 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       }
       slot.processed.logSumExp = processedLogSumExp;
     } else if (config.processed.mode == CaptureMode::full) {
-      std::memcpy(slot.processedFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+      if (!slot.processedFullIsRaw) {
+        std::memcpy(slot.processedFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+      }
       slot.processed.logSumExp = processedLogSumExp;
     }
   } else {

@@ -20,6 +20,9 @@ struct EventSlot {
   TopKCapture processed;
   std::vector<float> rawFull;
   std::vector<float> processedFull;
+  // The processed row is the raw row (no processing samplers): a pull copies rawFull for both, and the
+  // decode thread skips a vocabulary-sized copy per token.
+  bool processedFullIsRaw = false;
   std::vector<uint8_t> cutBy;  // recordCutBy: a SamplerStage per raw top-k entry
 };
 
