@@ -160,13 +160,33 @@ float logSumExpCandidates(const llama_token_data_array& candidates) {
   return maximum + static_cast<float>(std::log(sum));
 }
 
-void topKDense(const float* row, int32_t size, int32_t k, TopKCapture& out) {
+// Once the heap is full, whole blocks below its smallest entry are skipped: one compare of a 32-entry
+// block's lane-wise maximum (four 8-lane loads) against the threshold. This check is the pass's cost
+// (the heap takes a few hundred offers per row); 16-entry blocks with 4-lane maxima made a top-20 capture
+// of raw and processed logits cost ~5% of decode on `tiny`.
+TESSERA_ROW_PASS void topKDense(const float* row, int32_t size, int32_t k, TopKCapture& out) {
   TopKHeap heap(k);
-  // Once the heap is full, whole blocks below its smallest entry are skipped with one vector max.
-  constexpr int32_t block = 16;
+  constexpr int32_t block = 32;
   int32_t index = 0;
   for (; index + block <= size; index += block) {
-    if (heap.full() && maximumOf(row + index, block) <= heap.threshold()) continue;
+    if (heap.full()) {
+      Float8 a;
+      Float8 b;
+      Float8 c;
+      Float8 d;
+      std::memcpy(&a, row + index, sizeof(a));
+      std::memcpy(&b, row + index + 8, sizeof(b));
+      std::memcpy(&c, row + index + 16, sizeof(c));
+      std::memcpy(&d, row + index + 24, sizeof(d));
+      const Float8 ab = a > b ? a : b;
+      const Float8 cd = c > d ? c : d;
+      const Float8 maxima = ab > cd ? ab : cd;
+      const float threshold = heap.threshold();
+      // NaN never reaches here (the row was checked finite); -inf entries are never offered.
+      bool any = false;
+      for (int lane = 0; lane < 8; lane++) any |= maxima[lane] > threshold;
+      if (!any) continue;
+    }
     for (int32_t offset = 0; offset < block; offset++) heap.offer(row[index + offset], index + offset);
   }
   for (; index < size; index++) heap.offer(row[index], index);
