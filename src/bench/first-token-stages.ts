@@ -8,6 +8,7 @@
  * what is left of the first token), so what they do not cover shows as the residual below.
  */
 export const firstTokenStages = [
+  "transit",
   "request",
   "setup",
   "template",
@@ -24,6 +25,7 @@ export type FirstTokenStage = (typeof firstTokenStages)[number];
 export type FirstTokenStageTimes = Record<FirstTokenStage, number>;
 
 export const stageTitles: Record<FirstTokenStage, string> = {
+  transit: "client send + network",
   request: "request parse + handling",
   setup: "setup",
   template: "template render",
@@ -37,9 +39,9 @@ export const stageTitles: Record<FirstTokenStage, string> = {
 
 /** Stage times with every serve-only stage at 0 (an in-process row). */
 export function inProcessStages(
-  stages: Omit<FirstTokenStageTimes, "request" | "firstWrite" | "network">,
+  stages: Omit<FirstTokenStageTimes, "transit" | "request" | "firstWrite" | "network">,
 ): FirstTokenStageTimes {
-  return { request: 0, ...stages, firstWrite: 0, network: 0 };
+  return { transit: 0, request: 0, ...stages, firstWrite: 0, network: 0 };
 }
 
 export function stagesSum(stages: FirstTokenStageTimes): number {

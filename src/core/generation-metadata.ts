@@ -22,6 +22,11 @@ export interface GenerationTimings {
   prefillMs: number | null;
   /** From the first token sampled until the thunk received the backend's first stream part (ttfbMs). */
   firstDeliveryMs: number | null;
+  /**
+   * performance.now() when the backend took the request, the mark ttfbMs counts from: a caller in the same
+   * process times what comes before it (its own call) and after the thunk's first part (its reader).
+   */
+  requestStartedAt?: number | null;
   decodeMs: number | null;
 }
 

@@ -47,6 +47,7 @@ function stagesOf(marks: RequestMarks): ServedFirstTokenTimings | null {
   if (!stages.every((value) => typeof value === "number")) return null;
   return {
     requestMs: generateAt - marks.arrivedAt,
+    arrivedEpochMs: performance.timeOrigin + marks.arrivedAt,
     setupMs: timings.setupMs!,
     templateMs: timings.templateMs!,
     tokenizeMs: timings.tokenizeMs!,

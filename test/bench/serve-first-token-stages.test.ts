@@ -58,8 +58,10 @@ describe("serve's first-token timings", () => {
       const response = await fetch(`${timed.url}/debug/first-token/${id}`);
       expect(response.status).toBe(200);
       const served = (await response.json()) as ServedFirstTokenTimings;
-      const { serverFirstTokenMs, firstWriteEpochMs, ...stages } = served;
+      const { serverFirstTokenMs, firstWriteEpochMs, arrivedEpochMs, ...stages } = served;
       expect(firstWriteEpochMs).toBeGreaterThan(performance.timeOrigin);
+      // The arrival precedes the first write by the server's whole first token, on the same clock.
+      expect(firstWriteEpochMs - arrivedEpochMs).toBeCloseTo(serverFirstTokenMs, 3);
       for (const [stage, value] of Object.entries(stages)) expect(value, stage).toBeGreaterThanOrEqual(0);
       expect(served.requestMs).toBeGreaterThan(0);
       expect(served.prefillMs).toBeGreaterThan(0);
@@ -89,6 +91,8 @@ describe("serve's first-token timings", () => {
       for (const stage of firstTokenStages) expect(stages[stage], stage).toBeGreaterThanOrEqual(0);
       expect(stages.request).toBeGreaterThan(0);
       expect(stages.network).toBeGreaterThan(0);
+      // The request's way from this client to the server, on the machine's clock.
+      expect(stages.transit).toBeGreaterThan(0);
       expect(run.unaccountedMs).toBeCloseTo(run.firstContentMs! - stagesSum(stages), 9);
     }
     // What the stages leave uncovered is reported per row; its size is a timing figure of the machine,

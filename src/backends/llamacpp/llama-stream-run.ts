@@ -217,6 +217,7 @@ function fillMetadata<T>(
         ? null
         : run.requestStart + generation.ttfbMs - firstSampledAt,
     decodeMs: native?.decodeMs ?? null,
+    requestStartedAt: run.requestStart,
   };
   if (run.thunk.generateLog !== null) {
     run.thunk.generateLog.modelOutput = {

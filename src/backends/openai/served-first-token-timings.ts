@@ -12,6 +12,11 @@ export const timingIdHeader = "x-tessera-timing-id";
 export interface ServedFirstTokenTimings {
   /** From the request's arrival (headers read) to the backend call: body parsing, validation, slot wait. */
   requestMs: number;
+  /**
+   * The request's arrival on the machine's clock (performance.timeOrigin + now, ms): a client on the same
+   * machine times its own send and the network up to here.
+   */
+  arrivedEpochMs: number;
   setupMs: number;
   templateMs: number;
   tokenizeMs: number;

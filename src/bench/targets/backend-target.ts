@@ -87,6 +87,7 @@ export class BackendTarget implements BenchTarget {
     const history = this.#history;
     this.#history = undefined;
     const modelOptions = { temperature: 0, maxNewTokens: request.maxTokens, ...this.#options.modelOptions };
+    const calledAt = performance.now();
     const { thunk } =
       history === undefined
         ? await backend.generateFromContext(new CBlock(request.prompt), new SimpleContext(), {
@@ -98,25 +99,35 @@ export class BackendTarget implements BenchTarget {
             signal: request.signal,
           });
     let first = true;
+    let readAt: number | null = null;
     for await (const delta of thunk) {
       if (first) {
         observer.firstByte();
         first = false;
       }
+      if (readAt === null && delta !== "") readAt = performance.now();
       observer.content(delta);
     }
     await thunk.avalue();
     const { timings, ttfbMs } = thunk.generation;
+    // The backend's stages run from its own request mark to the thunk's first part. The call before that
+    // mark (building the action, the backend's entry) counts as setup, and the hop from the thunk to this
+    // reader as first delivery, so the stages cover the whole first token this benchmark times.
+    const startedAt = timings?.requestStartedAt ?? null;
+    const before = startedAt === null ? null : startedAt - calledAt;
+    const after = startedAt === null || ttfbMs === null || readAt === null ? null : readAt - (startedAt + ttfbMs);
+    const plus = (value: number | null, extra: number | null) =>
+      value === null || extra === null ? null : value + extra;
     const stages =
       timings === null || ttfbMs === null
         ? null
         : {
-            setup: timings.setupMs,
+            setup: plus(timings.setupMs, before),
             template: timings.templateMs,
             tokenize: timings.tokenizeMs,
             queueWait: timings.queueWaitMs,
             prefill: timings.prefillMs,
-            firstDelivery: timings.firstDeliveryMs,
+            firstDelivery: plus(timings.firstDeliveryMs, after),
           };
     const complete =
       stages !== null && Object.values(stages).every((value) => typeof value === "number")

@@ -107,6 +107,8 @@ export class OpenAIHttpTarget implements BenchTarget {
     };
     const url = `${this.#options.baseUrl.replace(/\/+$/, "")}/${api === "chat" ? "chat/completions" : "completions"}`;
     const timingId = this.#options.firstTokenTimings === true ? randomUUID() : null;
+    // On the machine's clock, as the server's marks: the request's way to the server is a stage too.
+    const sentEpochMs = performance.timeOrigin + performance.now();
     const response = await fetch(url, {
       method: "POST",
       headers: {
@@ -166,7 +168,7 @@ export class OpenAIHttpTarget implements BenchTarget {
       throw new BenchStreamError(this.name, "the stream ended inside an event", received);
     if (!sawDone) throw new BenchStreamError(this.name, "the stream ended without [DONE]", received);
     if (timingId === null || firstContentAt === null) return { completionTokens };
-    const firstToken = await this.#firstTokenTimings(timingId, firstContentAt, request.signal);
+    const firstToken = await this.#firstTokenTimings(timingId, sentEpochMs, firstContentAt, request.signal);
     return { completionTokens, firstToken };
   }
 
@@ -176,6 +178,7 @@ export class OpenAIHttpTarget implements BenchTarget {
    */
   async #firstTokenTimings(
     id: string,
+    sentEpochMs: number,
     firstContentAt: number,
     signal: AbortSignal,
   ): Promise<NonNullable<StreamOutcome["firstToken"]>> {
@@ -190,6 +193,7 @@ export class OpenAIHttpTarget implements BenchTarget {
     const served = (await response.json()) as ServedFirstTokenTimings;
     return {
       stages: {
+        transit: served.arrivedEpochMs - sentEpochMs,
         request: served.requestMs,
         setup: served.setupMs,
         template: served.templateMs,
