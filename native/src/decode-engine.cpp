@@ -441,18 +441,22 @@ void DecodeEngine::run() {
 // cells of attention (K·Q and softmax) than one that ends on it. A prompt that continues a reused prefix
 // of r cells (r = 3 for a new prompt sharing only BOS and a word with the last one) would otherwise end its
 // first 512-token micro-batch at cell 515 and attend over 768 cells: measured, that made a 640-token
-// prefill of the tiny model 24.5 ms instead of 19 ms. So when more than one micro-batch of prompt remains,
-// the first chunk stops at the next multiple of 256 within one micro-batch; later chunks start aligned.
+// prefill of the tiny model 24.5 ms instead of 19 ms. So a chunk that would cross a multiple of 256 stops
+// at the last one it reaches within one micro-batch, and later chunks start aligned. Even a 1-token tail
+// (a 513-token prompt after 3 reused cells: [509, 1]) is cheaper on the tiny model than 509 tokens
+// attending over 256 extra cells; a prompt that ends before the boundary is left whole.
 size_t DecodeEngine::alignedPrefillChunk(size_t cursor, size_t remaining, size_t budget) const {
   constexpr size_t kvPadding = 256;
   const size_t chunk = std::min(remaining, budget);
   const size_t misalignment = cursor % kvPadding;
   const size_t microBatch = static_cast<size_t>(microBatchSize_);
   if (misalignment == 0 || microBatch <= misalignment) return chunk;
-  // Up to the last multiple of 256 that fits in one micro-batch from here.
-  const size_t aligned = ((cursor + microBatch) / kvPadding) * kvPadding - cursor;
+  // Up to the last multiple of 256 that one micro-batch from here reaches (none: a micro-batch under 256).
+  const size_t boundary = ((cursor + microBatch) / kvPadding) * kvPadding;
+  if (boundary <= cursor) return chunk;
+  const size_t aligned = boundary - cursor;
   // Only a chunk that would cross that boundary is cut: a prompt that ends before it gains nothing.
-  return chunk > aligned && aligned > 0 ? aligned : chunk;
+  return chunk > aligned ? aligned : chunk;
 }
 
 void DecodeEngine::flushHeldDeliveries() {

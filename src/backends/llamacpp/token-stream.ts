@@ -67,6 +67,7 @@ export interface TokenStreamResult {
   readonly timings: TokenStreamTimings;
   /** Raw log-probability of each prompt token (NaN at 0), when promptLogprobs was asked for. */
   readonly promptLogprobs: Float32Array | null;
+  /** The text handed to the reader (see TokenStream.text); generatedTokens may count more tokens. */
   readonly text: string;
 }
 
@@ -117,7 +118,11 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     return stats.sequence < 0 && !stats.finished;
   }
 
-  /** Text generated so far. */
+  /**
+   * Text of the tokens handed to the reader so far: whole batches for `batches()`, single events for
+   * `for await` (a reader that leaves mid-batch has not seen the rest). The native side may have decoded
+   * further: `result.generatedTokens` counts every token decoded.
+   */
   get text(): string {
     return this.#text;
   }
@@ -148,7 +153,27 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
   }
 
   async *#events(): AsyncGenerator<TokenEvent, void, undefined> {
-    for await (const batch of this.batches()) yield* batch.events;
+    for await (const batch of this.batches()) {
+      const { events } = batch;
+      for (let index = 0; index < events.length; index++) {
+        let resumed = false;
+        try {
+          yield events[index]!;
+          resumed = true;
+        } finally {
+          // The reader left right after events[index]: the rest of this batch was pulled from the native
+          // queue but never handed out, so it is not part of the text (a batch holds several events once
+          // wake-ups are coalesced, deliveryDelayMs).
+          if (!resumed) this.#forget(events.slice(index + 1));
+        }
+      }
+    }
+  }
+
+  /** Takes the text of events that were pulled but never handed to the reader off the end of `text`. */
+  #forget(unread: readonly TokenEvent[]): void {
+    const length = unread.reduce((sum, event) => sum + event.text.length, 0);
+    if (length > 0) this.#text = this.#text.slice(0, this.#text.length - length);
   }
 
   /** Reads the whole stream and returns its result. */

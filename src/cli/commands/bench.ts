@@ -179,7 +179,7 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
     .option("--max-tokens <n>", "tokens generated per run (default 32)", integerArgument(2))
     .option(
       "--warmup <n>",
-      `unmeasured runs per row and length first, so JavaScript rows are measured warm (default ${defaultTtfbWarmupRuns}; 1 shows a fresh process)`,
+      `unmeasured runs per row and length first, so JavaScript rows are measured warm (default ${defaultTtfbWarmupRuns}, 0 with --quick; 0 or 1 show a freshly started process)`,
       integerArgument(0),
     )
     .option("--rows <list...>", `local rows to run: ${localRows.join(", ")} (default: all)`)
