@@ -61,7 +61,12 @@ export interface HeldOutLoss {
   readonly documents: number;
   /** Documents longer than one window, scored in overlapping windows (each character once). */
   readonly windowedDocuments: number;
+  /** The window used, in tokens (the one asked for, capped at the model's trained context). */
+  readonly window: number;
 }
+
+/** Smallest window: half of it is the context every later window keeps (and the loop's step). */
+export const minimumHeldOutWindow = 16;
 
 /**
  * Bits per character of `documents` (each followed by the corpus's "\n\n" separator), each read from
@@ -77,9 +82,19 @@ export async function heldOutBitsPerCharacter(
   documents: readonly string[],
   options: { window?: number; threads?: number } = {},
 ): Promise<HeldOutLoss> {
+  const asked = options.window ?? 256;
+  if (!Number.isInteger(asked) || asked < minimumHeldOutWindow) {
+    throw new TrainingError(
+      `window must be an integer of at least ${minimumHeldOutWindow} tokens, got ${asked}; use the training sequence length`,
+      { option: "window" },
+    );
+  }
+  if (documents.length === 0) {
+    throw new TrainingError("no documents to score: pass at least one held-out document", { option: "documents" });
+  }
   const model = await loadLlamaModel(modelPath);
   try {
-    const window = Math.min(options.window ?? 256, model.metadata.trainContextSize - 2);
+    const window = Math.min(asked, model.metadata.trainContextSize - 2);
     // The window, BOS and room for the one token generate() must produce.
     const context = await model.createContext({ contextSize: window + 2, threads: options.threads ?? 1 });
     try {
@@ -120,6 +135,7 @@ export async function heldOutBitsPerCharacter(
         scoredTokens,
         documents: documents.length,
         windowedDocuments,
+        window,
       };
     } finally {
       context.dispose();

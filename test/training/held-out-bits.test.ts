@@ -2,9 +2,11 @@
 // log-probabilities (heldOutBitsPerCharacter), each held-out fortune read from BOS, long ones in
 // overlapping windows that score every token once.
 import { describe, expect, it } from "vitest";
+import { loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { trainedPresetPath } from "../../src/gguf/trained-presets.js";
 import { fortunesText, loadFortunes } from "../../src/training/fortunes-corpus.js";
 import { heldOutBitsPerCharacter } from "../../src/training/text-evaluation.js";
+import { TrainingError } from "../../src/training/errors/training-error.js";
 
 const path = trainedPresetPath("tiny-text");
 
@@ -42,4 +44,66 @@ describe("heldOutBitsPerCharacter", () => {
     const noise = await heldOutBitsPerCharacter(path, ["qZ8#kX!vP0@wJ3$mQ7%bN1^tY6&hL4*", "9xR_2Vz+Kd;G5|cF"]);
     expect(noise.bitsPerCharacter).toBeGreaterThan(fortune.bitsPerCharacter + 2);
   }, 120_000);
+
+  // Review of issue 16 (F3): a window that scored its already-scored first tokens instead of its new ones
+  // kept the count right and passed the checks above. Here every token's log-probability is taken by the
+  // formula: window j starts at j·stride and scores tokens [(j+1)·stride, (j+2)·stride) (window 0: [0, w)).
+  it("scores each token with the context of the window the formula gives it", async () => {
+    const window = 64;
+    const stride = window / 2;
+    const document = "Alpha beta gamma delta, the river runs; a stone, a garden, a letter.".repeat(3);
+    const loss = await heldOutBitsPerCharacter(path, [document], { window });
+    const model = await loadLlamaModel(path);
+    const context = await model.createContext({ contextSize: window + 2, threads: 1 });
+    try {
+      const tokens = model.tokenize(`${document}\n\n`, { addSpecial: false });
+      expect(tokens.length).toBeGreaterThan(2 * window);
+      let nats = 0;
+      for (let j = 0; j * stride < tokens.length; j++) {
+        const first = j === 0 ? 0 : (j + 1) * stride;
+        const end = Math.min(tokens.length, j === 0 ? window : (j + 2) * stride);
+        if (first >= end) break;
+        const piece = tokens.subarray(j * stride, j * stride + window);
+        const prompt = Int32Array.from([model.metadata.bos, ...piece]);
+        const result = await context.generate(prompt, { promptLogprobs: true, maxTokens: 1, temperature: 0 }).collect();
+        for (let k = first; k < end; k++) nats -= result.promptLogprobs![k - j * stride + 1]!;
+      }
+      const expected = nats / [...`${document}\n\n`].length / Math.LN2;
+      expect(loss.bitsPerCharacter).toBeCloseTo(expected, 6);
+    } finally {
+      context.dispose();
+      await model[Symbol.asyncDispose]();
+    }
+  }, 120_000);
+
+  it("refuses a window under 16 tokens or not an integer, and an empty document list", async () => {
+    for (const window of [0, 1, 13, 100.5, Number.NaN, -5]) {
+      await expect(heldOutBitsPerCharacter(path, ["text"], { window })).rejects.toSatisfy(
+        (error: unknown) => TrainingError.isInstance(error) && error.option === "window",
+      );
+    }
+    await expect(heldOutBitsPerCharacter(path, [])).rejects.toSatisfy(
+      (error: unknown) => TrainingError.isInstance(error) && /no documents/.test(String(error)),
+    );
+  });
+});
+
+// Review of issue 16 (F2): `models evaluate tiny-arith --task text` printed the sorting loss as "bits per
+// character", and tiny-text ran as a sorting model.
+describe("models evaluate --task against the model's training corpus", () => {
+  it("refuses a task the trained model was not trained on, naming --task and the right one", async () => {
+    const { runCli, linesOf } = await import("../cli/support/run-cli.js");
+    for (const [model, task, right] of [
+      ["tiny-arith", "text", "sorting"],
+      ["tiny-text", "sorting", "text"],
+    ] as const) {
+      const result = await runCli(["models", "evaluate", model, "--task", task, "--problems", "3"]);
+      expect(result.code, result.stderr).toBe(1);
+      const lines = linesOf(result.stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`--task ${task}`);
+      expect(lines[0]).toContain(`use --task ${right}`);
+      expect(result.stdout).toBe("");
+    }
+  }, 60_000);
 });

@@ -33,6 +33,14 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   const path = await resolveModel(model);
   const record = readTrainingRecord((await readGgufFile(path)).metadataByKey);
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  // A trained model's figures only mean something on its own task (tiny-arith's loss is not bits per
+  // character of English); a GGUF without a record (a random-weight preset) may be measured on any.
+  if (record !== undefined && !recordMatchesTask(record.corpus, options.task)) {
+    throw new InvalidArgumentError(
+      `--task ${options.task} does not match this model's training corpus (${record.corpus.split(/[:(]/)[0]!.trim()}); ` +
+        `use --task ${taskOfCorpus(record.corpus) ?? "matching its corpus"}`,
+    );
+  }
   if (options.task === "addition" || options.task === "sorting") {
     const split = options.task === "addition" ? additionSplit() : sortingSplit();
     const problems = split.heldOut.slice(0, options.problems);
@@ -62,11 +70,15 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   const fortunes = await loadFortunes();
   const { training, heldOut } = fortunesText(fortunes, 0.05, 1);
   // Windows no longer than the rows the model was trained on: positions past them were never trained
-  // (a 512-token window scored the 256-token-trained tiny-text 0.09 bits/character worse).
+  // (a 512-token window scored tiny-text 0.11-0.14 bits/character worse than 256).
   const loss = await heldOutBitsPerCharacter(path, heldOut, { window: record?.sequenceLength ?? 256 });
+  const windowNote =
+    record === undefined
+      ? `${loss.window}-token windows (no training record: the default)`
+      : `${loss.window}-token windows${loss.window < record.sequenceLength ? ` (the record's ${record.sequenceLength}, capped at the model's context)` : ", the training sequence length"}`;
   out(
     `held-out fortunes, each read from BOS: ${loss.bitsPerCharacter.toFixed(3)} bits/character ` +
-      `(${loss.documents} fortunes, ${loss.characters} characters, recomputed from the model's log-probabilities)`,
+      `(${loss.documents} fortunes, ${loss.characters} characters, ${windowNote}; recomputed from the model's log-probabilities)`,
   );
   if (record !== undefined) {
     out(
@@ -85,6 +97,21 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   out(
     `${sample.knownWords}/${sample.words} words are corpus words (${(sample.knownShare * 100).toFixed(1)}%)`,
   );
+}
+
+/** Which --task a training record's corpus belongs to (its description starts with the corpus). */
+function taskOfCorpus(corpus: string): "addition" | "sorting" | "text" | undefined {
+  const lower = corpus.toLowerCase();
+  if (lower.includes("sorting") || lower.startsWith("sort")) return "sorting";
+  if (lower.includes("addition")) return "addition";
+  if (lower.includes("fortunes")) return "text";
+  return undefined;
+}
+
+function recordMatchesTask(corpus: string, task: string): boolean {
+  const own = taskOfCorpus(corpus);
+  // A text file's corpus is text; only the built-in tasks are told apart.
+  return own === undefined ? task === "text" : own === task;
 }
 
 export function registerModelsEvaluateCommand(models: Command): void {

@@ -280,7 +280,7 @@ export function registerModelsTrainCommand(models: Command): void {
     )
     .option(
       "--threads <n>",
-      "CPU threads (default: physical cores); only 1 thread writes the same bytes for the same seed",
+      "CPU threads (default: physical cores); 1 thread is promised to write the same bytes for the same seed (2 did in our runs); more threads than idle cores spin in ggml_barrier and crawl",
       integerArgument(1, 512),
     )
     .option(
