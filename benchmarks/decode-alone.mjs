@@ -1,0 +1,79 @@
+// Decode speed of tessera and of the C++ greedy runner, each ALONE on the machine: every round starts one
+// fresh process per side (alternating which goes first), greedy, the same prompt, and reports the
+// per-round ratio. `bench throughput` keeps both loaded at once (paired repetitions), and on this 2-core VM
+// that layout made the runner ~10% faster on the 1B shape than it is alone, while tessera's speed did not
+// change (docs/benchmarks.md, "1B decode"). Run after `npm run build`:
+//   node benchmarks/decode-alone.mjs [--model llama-3.2-1b:q4_0] [--threads 1] [--rounds 5] [--tokens 33]
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { greedyRunnerBinary } from "../dist/bench/greedy-runner-process.js";
+import { prebuiltLibraryFolder } from "../dist/backends/llamacpp/native-addon.js";
+import { resolveModel } from "../dist/gguf/default-model.js";
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string", default: "llama-3.2-1b:q4_0" },
+    threads: { type: "string", default: "1" },
+    rounds: { type: "string", default: "5" },
+    tokens: { type: "string", default: "33" },
+    child: { type: "boolean", default: false },
+  },
+});
+const modelPath = await resolveModel(values.model);
+const text = "Once upon a time there was a river stone garden letter window morning";
+const tokens = Number(values.tokens);
+const threads = Number(values.threads);
+
+if (values.child) {
+  // One tessera process, through the public API (backend → thunk → for await): load, one warm-up
+  // generation, then the median of three.
+  const { LlamaCppBackend } = await import("../dist/backends/llamacpp/llama-cpp-backend.js");
+  const { CBlock } = await import("../dist/core/cblock.js");
+  const { SimpleContext } = await import("../dist/stdlib/contexts/simple-context.js");
+  const backend = await LlamaCppBackend.create({
+    model: modelPath, threads, contextSize: 512, sequences: 1, flashAttention: "off",
+  });
+  const rates = [];
+  for (let run = 0; run < 4; run++) {
+    const { thunk } = await backend.generateFromContext(new CBlock(text), new SimpleContext(), {
+      modelOptions: { temperature: 0, maxNewTokens: tokens, ignoreEos: true },
+    });
+    for await (const _ of thunk) {
+      // read every delta
+    }
+    const { usage, timings } = thunk.generation;
+    if (run > 0) rates.push(((usage.completionTokens - 1) * 1000) / timings.decodeMs);
+  }
+  await backend.dispose();
+  console.log(JSON.stringify(rates.sort((a, b) => a - b)[1]));
+  process.exit(0);
+}
+
+const promptFile = join(tmpdir(), `tessera-decode-alone-${process.pid}.txt`);
+writeFileSync(promptFile, text);
+const runnerRate = () => {
+  const lines = execFileSync(greedyRunnerBinary(), [
+    ...["--mode", "greedy", "--model", modelPath, "--libs", prebuiltLibraryFolder("")],
+    ...["--threads", String(threads), "--context", "512", "--prompt-file", promptFile],
+    ...["--tokens", String(tokens), "--reps", "4", "--flash-attn", "off"],
+  ], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").slice(1);
+  return lines.map((line) => JSON.parse(line).decodeTokensPerSecond).sort((a, b) => a - b)[1];
+};
+const tesseraRate = () =>
+  Number(execFileSync(process.execPath, [new URL(import.meta.url).pathname, "--child", ...process.argv.slice(2)], { encoding: "utf8" }).trim());
+
+const ratios = [];
+for (let round = 0; round < Number(values.rounds); round++) {
+  const first = round % 2 === 0 ? tesseraRate : runnerRate;
+  const second = first === tesseraRate ? runnerRate : tesseraRate;
+  const a = first();
+  const b = second();
+  const [tessera, runner] = first === tesseraRate ? [a, b] : [b, a];
+  ratios.push(tessera / runner);
+  console.log(`round ${round + 1}: tessera ${tessera.toFixed(2)}, runner ${runner.toFixed(2)} tokens/s, ratio ${(tessera / runner).toFixed(3)}`);
+}
+const sorted = [...ratios].sort((a, b) => a - b);
+console.log(`${modelPath}, ${threads} thread(s): tessera ÷ greedy runner, each alone: median ${sorted[sorted.length >> 1].toFixed(3)} (${sorted[0].toFixed(3)}-${sorted.at(-1).toFixed(3)})`);
