@@ -22,6 +22,11 @@ export interface BackendCapabilities {
    * tessera serve forwards an OpenAI `tool_choice` only to a backend that declares it.
    */
   toolChoice: boolean;
+  /**
+   * The `rawPrompt` model option: the action's text is the whole prompt, with no chat template (what
+   * OpenAI's legacy /v1/completions means). tessera serve's /v1/completions asks for it where declared.
+   */
+  rawPrompt?: boolean;
   /** Sequences decoded together in one batch (1 = no batching). */
   parallelSequences: number;
 }

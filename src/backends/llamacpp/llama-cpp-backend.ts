@@ -114,6 +114,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
       grammar: true,
       tools: true,
       toolChoice: true,
+      rawPrompt: true,
       parallelSequences: sequences,
     };
   }

@@ -12,6 +12,12 @@ const finiteOrMinusInfinity = z.custom<number>(
 export const llamaCppModelOptionsShape = {
   /** Keep generating after an end-of-generation token (until maxNewTokens or the context is full). */
   ignoreEos: z.boolean().optional(),
+  /**
+   * Send the action's text as the whole prompt: BOS (when the model adds one) and the text, tokenized
+   * without special tokens, no chat template. For text continuation (tessera serve's /v1/completions);
+   * refused with a chat history or offered tools, which need the template.
+   */
+  rawPrompt: z.boolean().optional(),
   /** A GBNF grammar constraining the output; cannot be combined with `format` or offered tools. */
   grammar: z.string().min(1).optional(),
   /** How offered tools may be used: "auto" (text or calls, default), "required" (calls only), "none". */
@@ -41,6 +47,7 @@ export const llamaCppModelOptionsSchema = extendModelOptionsSchema(llamaCppModel
 /** Model options of the llama.cpp backend: the common ones plus ignoreEos, grammar, toolChoice, penaltyLastN. */
 export type LlamaCppModelOptions = ModelOptions & {
   ignoreEos?: boolean;
+  rawPrompt?: boolean;
   grammar?: string;
   toolChoice?: ToolChoice;
   penaltyLastN?: number;

@@ -10,7 +10,7 @@ import { renderChatPrompt } from "./chat-prompt-builder.js";
 import type { ChatTemplateSandbox } from "./chat-template-sandbox.js";
 import { collectTools } from "./collect-tools.js";
 import { grammarForJsonSchema, jsonSchemaOfZod } from "./json-schema-grammar.js";
-import { type LoadedLlama, tokenizePrompt } from "./llama-cpp-loader.js";
+import { type LoadedLlama, tokenizePrompt, tokenizeRawPrompt } from "./llama-cpp-loader.js";
 import { type LlamaCppModelOptions, toTokenOptions } from "./llama-cpp-model-options.js";
 import { resolveGenerateOptions } from "./native-generate-options.js";
 import { toolCallGrammar } from "./tool-call-format.js";
@@ -71,6 +71,16 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
   if (toolChoice === "required" && format === undefined && jsonTools.length === 0) {
     throw new InvalidModelOptionError("toolChoice", toolChoice, 'offer at least one tool, or use "auto"');
   }
+  const raw = modelOptions.rawPrompt === true;
+  if (raw && (jsonTools.length > 0 || input.history.length > 0)) {
+    throw new InvalidModelOptionError(
+      "rawPrompt",
+      true,
+      jsonTools.length > 0
+        ? "offered tools need the chat template (their instructions and call format); drop rawPrompt or the tools"
+        : "a raw prompt is the action's text alone, with no chat history; use generateFromRaw, or drop rawPrompt",
+    );
+  }
   const grammar =
     modelOptions.grammar ??
     (format !== undefined
@@ -79,22 +89,26 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
         ? await toolCallGrammar(jsonTools, callMode)
         : undefined);
   const templateStart = performance.now();
-  const prompt = await renderChatPrompt(input.sandbox, loaded.template, {
-    messages: input.formatter.toChatMessages([...input.history, input.action]),
-    printer: input.formatter,
-    systemPrompt: modelOptions.systemPrompt,
-    tools: jsonTools,
-    toolChoice: callMode,
-    bosToken: loaded.bosToken,
-    eosToken: loaded.eosToken,
-  });
+  // A raw prompt is continued as text (OpenAI's legacy completions, llama-server's /completion): the
+  // action's printed text, no template; its special-token look-alikes stay text.
+  const prompt = raw
+    ? input.formatter.print(input.action)
+    : await renderChatPrompt(input.sandbox, loaded.template, {
+        messages: input.formatter.toChatMessages([...input.history, input.action]),
+        printer: input.formatter,
+        systemPrompt: modelOptions.systemPrompt,
+        tools: jsonTools,
+        toolChoice: callMode,
+        bosToken: loaded.bosToken,
+        eosToken: loaded.eosToken,
+      });
   const tokenizeStart = performance.now();
   const templateMs = tokenizeStart - templateStart;
   const sequenceSize = loaded.context.sequenceContextSize;
   const limit = Math.min(sequenceSize, modelOptions.contextWindow ?? Number.POSITIVE_INFINITY);
   const maxNewTokens = modelOptions.maxNewTokens;
   refuseSurelyTooLong(loaded, prompt, limit, maxNewTokens);
-  const tokens = tokenizePrompt(loaded.model, prompt);
+  const tokens = raw ? tokenizeRawPrompt(loaded.model, prompt) : tokenizePrompt(loaded.model, prompt);
   const tokenizeEndedAt = performance.now();
   const tokenizeMs = tokenizeEndedAt - tokenizeStart;
   if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {

@@ -20,6 +20,9 @@ export function registerCompletionsRoute(
     checkRequestedModel(body.model, dependencies.servedModels);
     const prompt = typeof body.prompt === "string" ? body.prompt : body.prompt[0]!;
     const modelOptions = samplingToModelOptions(body);
+    // OpenAI's legacy completions continue the prompt as text: no chat template where the backend can
+    // skip it (the local one; a proxied OpenAI-compatible server applies its own endpoint's rules).
+    if (backend.capabilities.rawPrompt === true) Object.assign(modelOptions, { rawPrompt: true });
     const topLogprobs = body.logprobs != null && body.logprobs > 0 ? body.logprobs : null;
     if (topLogprobs !== null) modelOptions.logits = topLogprobs;
     const echo = body.echo === true ? prompt : "";

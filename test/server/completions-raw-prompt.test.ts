@@ -1,0 +1,80 @@
+// /v1/completions continues its prompt as text, as OpenAI's legacy completions and llama-server do: no
+// chat template (before, tessera wrapped the prompt in the model's template as a user message, so the
+// endpoint answered a chat turn instead of continuing the text, and `bench ttfb`'s serve row did more work
+// than llama-server's). The backend option behind it, rawPrompt, is refused where it cannot hold.
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import { CBlock } from "../../src/core/cblock.js";
+import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
+import { tool } from "../../src/core/tool.js";
+import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
+import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
+import { Message } from "../../src/messages/components/message.js";
+import { SimpleContext } from "../../src/stdlib/contexts/simple-context.js";
+
+let backend: LlamaCppBackend;
+let server: TesseraServer;
+let client: OpenAI;
+
+beforeAll(async () => {
+  backend = await LlamaCppBackend.create({ threads: 1, sequences: 2, contextSize: 256 });
+  server = await startTesseraServer({ backend, port: 0 });
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "none", maxRetries: 0 });
+});
+afterAll(async () => {
+  await server?.close();
+  await backend?.dispose();
+});
+
+describe("/v1/completions", () => {
+  it("decodes BOS and the prompt's own tokens, no template, and special-token text stays text", async () => {
+    for (const prompt of ["Once upon a time", "The <s> tag and [INST] are text here"]) {
+      const completion = await client.completions.create({ model: "tiny", prompt, max_tokens: 3, temperature: 0 });
+      const expected = backend.model.tokenize(prompt, { addSpecial: true, parseSpecial: false }).length;
+      expect(completion.usage?.prompt_tokens).toBe(expected);
+      // The in-process raw prompt continues it the same way (greedy).
+      const [thunk] = await backend.generateFromRaw([new CBlock(prompt)], new SimpleContext(), {
+        modelOptions: { temperature: 0, maxNewTokens: 3, rawPrompt: true } as never,
+      });
+      expect(await thunk!.avalue()).toBe(completion.choices[0]!.text);
+    }
+  });
+
+  it("chat completions still render the template (more tokens than the bare text)", async () => {
+    const prompt = "Once upon a time";
+    const chat = await client.chat.completions.create({
+      model: "tiny",
+      messages: [{ role: "user", content: prompt }],
+      max_tokens: 2,
+    });
+    expect(chat.usage!.prompt_tokens).toBeGreaterThan(backend.model.tokenize(prompt).length);
+  });
+});
+
+describe("the rawPrompt model option", () => {
+  const weather = tool({
+    name: "get_weather",
+    description: "Current weather in a city",
+    parameters: z.object({ city: z.string() }),
+    run: ({ city }) => city,
+  });
+
+  it("is refused with a chat history or offered tools, naming rawPrompt", async () => {
+    const history = new ChatContext().add(new Message("user", "Hello")).add(new Message("assistant", "Hi"));
+    const withHistory = backend.generateFromContext(new CBlock("Go on"), history, {
+      modelOptions: { rawPrompt: true } as never,
+    });
+    await expect(withHistory).rejects.toSatisfy(
+      (error: unknown) => InvalidModelOptionError.isInstance(error) && /rawPrompt/.test(String(error)),
+    );
+    const withTools = backend.generateFromRaw([new CBlock("Weather?")], new SimpleContext(), {
+      tools: [weather],
+      modelOptions: { rawPrompt: true } as never,
+    });
+    await expect(withTools).rejects.toSatisfy(
+      (error: unknown) => InvalidModelOptionError.isInstance(error) && /tools/.test(String(error)),
+    );
+  });
+});
