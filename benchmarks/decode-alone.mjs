@@ -9,8 +9,8 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { greedyRunnerBinary } from "../dist/bench/greedy-runner-process.js";
 import { prebuiltLibraryFolder } from "../dist/backends/llamacpp/native-addon.js";
+import { greedyRunnerBinary } from "../dist/bench/greedy-runner-process.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
 
 const { values } = parseArgs({
@@ -34,7 +34,11 @@ if (values.child) {
   const { CBlock } = await import("../dist/core/cblock.js");
   const { SimpleContext } = await import("../dist/stdlib/contexts/simple-context.js");
   const backend = await LlamaCppBackend.create({
-    model: modelPath, threads, contextSize: 512, sequences: 1, flashAttention: "off",
+    model: modelPath,
+    threads,
+    contextSize: 512,
+    sequences: 1,
+    flashAttention: "off",
   });
   const rates = [];
   for (let run = 0; run < 4; run++) {
@@ -55,15 +59,26 @@ if (values.child) {
 const promptFile = join(tmpdir(), `tessera-decode-alone-${process.pid}.txt`);
 writeFileSync(promptFile, text);
 const runnerRate = () => {
-  const lines = execFileSync(greedyRunnerBinary(), [
-    ...["--mode", "greedy", "--model", modelPath, "--libs", prebuiltLibraryFolder("")],
-    ...["--threads", String(threads), "--context", "512", "--prompt-file", promptFile],
-    ...["--tokens", String(tokens), "--reps", "4", "--flash-attn", "off"],
-  ], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").slice(1);
+  const lines = execFileSync(
+    greedyRunnerBinary(),
+    [
+      ...["--mode", "greedy", "--model", modelPath, "--libs", prebuiltLibraryFolder("")],
+      ...["--threads", String(threads), "--context", "512", "--prompt-file", promptFile],
+      ...["--tokens", String(tokens), "--reps", "4", "--flash-attn", "off"],
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+  )
+    .trim()
+    .split("\n")
+    .slice(1);
   return lines.map((line) => JSON.parse(line).decodeTokensPerSecond).sort((a, b) => a - b)[1];
 };
 const tesseraRate = () =>
-  Number(execFileSync(process.execPath, [new URL(import.meta.url).pathname, "--child", ...process.argv.slice(2)], { encoding: "utf8" }).trim());
+  Number(
+    execFileSync(process.execPath, [new URL(import.meta.url).pathname, "--child", ...process.argv.slice(2)], {
+      encoding: "utf8",
+    }).trim(),
+  );
 
 const ratios = [];
 for (let round = 0; round < Number(values.rounds); round++) {
@@ -73,7 +88,11 @@ for (let round = 0; round < Number(values.rounds); round++) {
   const b = second();
   const [tessera, runner] = first === tesseraRate ? [a, b] : [b, a];
   ratios.push(tessera / runner);
-  console.log(`round ${round + 1}: tessera ${tessera.toFixed(2)}, runner ${runner.toFixed(2)} tokens/s, ratio ${(tessera / runner).toFixed(3)}`);
+  console.log(
+    `round ${round + 1}: tessera ${tessera.toFixed(2)}, runner ${runner.toFixed(2)} tokens/s, ratio ${(tessera / runner).toFixed(3)}`,
+  );
 }
 const sorted = [...ratios].sort((a, b) => a - b);
-console.log(`${modelPath}, ${threads} thread(s): tessera ÷ greedy runner, each alone: median ${sorted[sorted.length >> 1].toFixed(3)} (${sorted[0].toFixed(3)}-${sorted.at(-1).toFixed(3)})`);
+console.log(
+  `${modelPath}, ${threads} thread(s): tessera ÷ greedy runner, each alone: median ${sorted[sorted.length >> 1].toFixed(3)} (${sorted[0].toFixed(3)}-${sorted.at(-1).toFixed(3)})`,
+);

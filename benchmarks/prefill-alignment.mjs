@@ -24,7 +24,13 @@ const contextSize = Math.ceil((tokens + 64) / 256) * 256;
 const model = await loadLlamaModel(modelPath);
 const context = await model.createContext({ contextSize, threads: 1, sequences: 1, flashAttention: "off" });
 const runner = values.runner
-  ? await GreedyRunnerProcess.start({ modelPath, threads: 1, contextSize, chat: false, flashAttention: "off" })
+  ? await GreedyRunnerProcess.start({
+      modelPath,
+      threads: 1,
+      contextSize,
+      chat: false,
+      flashAttention: "off",
+    })
   : undefined;
 const count = async (text) => model.tokenize(text).length;
 const samples = { "prefix kept": [], "reusePrefix: false": [], "greedy runner": [] };

@@ -90,7 +90,9 @@ export async function heldOutBitsPerCharacter(
     );
   }
   if (documents.length === 0) {
-    throw new TrainingError("no documents to score: pass at least one held-out document", { option: "documents" });
+    throw new TrainingError("no documents to score: pass at least one held-out document", {
+      option: "documents",
+    });
   }
   const model = await loadLlamaModel(modelPath);
   try {

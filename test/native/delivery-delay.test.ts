@@ -50,7 +50,12 @@ describe("deliveryDelayMs", () => {
   });
 
   it("a prefill joining the batch releases held tokens instead of keeping them for its whole step", async () => {
-    const decoding = context.generate(prompt, { temperature: 0, maxTokens: 48, ignoreEos: true, deliveryDelayMs: 1000 });
+    const decoding = context.generate(prompt, {
+      temperature: 0,
+      maxTokens: 48,
+      ignoreEos: true,
+      deliveryDelayMs: 1000,
+    });
     const arrivals: number[] = [];
     let joined: Promise<unknown> | null = null;
     for await (const batch of decoding.batches()) {
@@ -68,7 +73,12 @@ describe("deliveryDelayMs", () => {
   // rest of that batch in result.text (5 of 5 runs at 1000 ms, at 2 ms too).
   it("a reader that leaves mid-batch gets the text it saw as the result's text", async () => {
     for (const deliveryDelayMs of [0, 2, 1000]) {
-      const stream = context.generate(prompt, { temperature: 0, maxTokens: 100, ignoreEos: true, deliveryDelayMs });
+      const stream = context.generate(prompt, {
+        temperature: 0,
+        maxTokens: 100,
+        ignoreEos: true,
+        deliveryDelayMs,
+      });
       let seen = "";
       let count = 0;
       for await (const event of stream) {

@@ -33,7 +33,9 @@ describe("prefill chunks after a reused prefix", () => {
     const head = model.tokenize("Request list").length;
     await context.generate(promptOf(model, 700, 1), { temperature: 0, maxTokens: 1 }).collect();
     const second = promptOf(model, 1024, 2);
-    const reused = await context.generate(second, { temperature: 0, maxTokens: 4, ignoreEos: true }).collect();
+    const reused = await context
+      .generate(second, { temperature: 0, maxTokens: 4, ignoreEos: true })
+      .collect();
     // BOS, "Request list", maybe the filler's first piece: a few cells, not a multiple of 256.
     const r = reused.reusedPromptTokens;
     expect(r).toBeGreaterThanOrEqual(head);

@@ -9,9 +9,9 @@ import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.j
 import { CBlock } from "../../src/core/cblock.js";
 import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
 import { tool } from "../../src/core/tool.js";
+import { Message } from "../../src/messages/components/message.js";
 import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
-import { Message } from "../../src/messages/components/message.js";
 import { SimpleContext } from "../../src/stdlib/contexts/simple-context.js";
 
 let backend: LlamaCppBackend;
@@ -31,7 +31,12 @@ afterAll(async () => {
 describe("/v1/completions", () => {
   it("decodes BOS and the prompt's own tokens, no template, and special-token text stays text", async () => {
     for (const prompt of ["Once upon a time", "The <s> tag and [INST] are text here"]) {
-      const completion = await client.completions.create({ model: "tiny", prompt, max_tokens: 3, temperature: 0 });
+      const completion = await client.completions.create({
+        model: "tiny",
+        prompt,
+        max_tokens: 3,
+        temperature: 0,
+      });
       const expected = backend.model.tokenize(prompt, { addSpecial: true, parseSpecial: false }).length;
       expect(completion.usage?.prompt_tokens).toBe(expected);
       // The in-process raw prompt continues it the same way (greedy).

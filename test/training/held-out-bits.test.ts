@@ -4,9 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { trainedPresetPath } from "../../src/gguf/trained-presets.js";
+import { TrainingError } from "../../src/training/errors/training-error.js";
 import { fortunesText, loadFortunes } from "../../src/training/fortunes-corpus.js";
 import { heldOutBitsPerCharacter } from "../../src/training/text-evaluation.js";
-import { TrainingError } from "../../src/training/errors/training-error.js";
 
 const path = trainedPresetPath("tiny-text");
 
@@ -41,7 +41,10 @@ describe("heldOutBitsPerCharacter", () => {
   it("scores text unlike the corpus far worse than a held-out fortune", async () => {
     const { heldOut } = fortunesText(await loadFortunes(), 0.05, 1);
     const fortune = await heldOutBitsPerCharacter(path, heldOut.slice(0, 5));
-    const noise = await heldOutBitsPerCharacter(path, ["qZ8#kX!vP0@wJ3$mQ7%bN1^tY6&hL4*", "9xR_2Vz+Kd;G5|cF"]);
+    const noise = await heldOutBitsPerCharacter(path, [
+      "qZ8#kX!vP0@wJ3$mQ7%bN1^tY6&hL4*",
+      "9xR_2Vz+Kd;G5|cF",
+    ]);
     expect(noise.bitsPerCharacter).toBeGreaterThan(fortune.bitsPerCharacter + 2);
   }, 120_000);
 
@@ -65,7 +68,9 @@ describe("heldOutBitsPerCharacter", () => {
         if (first >= end) break;
         const piece = tokens.subarray(j * stride, j * stride + window);
         const prompt = Int32Array.from([model.metadata.bos, ...piece]);
-        const result = await context.generate(prompt, { promptLogprobs: true, maxTokens: 1, temperature: 0 }).collect();
+        const result = await context
+          .generate(prompt, { promptLogprobs: true, maxTokens: 1, temperature: 0 })
+          .collect();
         for (let k = first; k < end; k++) nats -= result.promptLogprobs![k - j * stride + 1]!;
       }
       const expected = nats / [...`${document}\n\n`].length / Math.LN2;

@@ -115,7 +115,8 @@ export class BackendTarget implements BenchTarget {
     // reader as first delivery, so the stages cover the whole first token this benchmark times.
     const startedAt = timings?.requestStartedAt ?? null;
     const before = startedAt === null ? null : startedAt - calledAt;
-    const after = startedAt === null || ttfbMs === null || readAt === null ? null : readAt - (startedAt + ttfbMs);
+    const after =
+      startedAt === null || ttfbMs === null || readAt === null ? null : readAt - (startedAt + ttfbMs);
     const plus = (value: number | null, extra: number | null) =>
       value === null || extra === null ? null : value + extra;
     const stages =
