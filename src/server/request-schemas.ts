@@ -76,7 +76,10 @@ const samplingShape = {
   presence_penalty: z.number().min(-2).max(2).nullable().optional(),
   seed: z.number().int().nullable().optional(),
   stop: z
-    .union([z.string(), z.array(z.string()).max(4)], "a string or an array of at most 4 strings, as OpenAI allows")
+    .union(
+      [z.string(), z.array(z.string()).max(4)],
+      "a string or an array of at most 4 strings, as OpenAI allows",
+    )
     .nullable()
     .optional(),
   logit_bias: z
