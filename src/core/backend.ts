@@ -24,7 +24,8 @@ export interface BackendCapabilities {
   toolChoice: boolean;
   /**
    * The `rawPrompt` model option: the action's text is the whole prompt, with no chat template (what
-   * OpenAI's legacy /v1/completions means). tessera serve's /v1/completions asks for it where declared.
+   * OpenAI's legacy /v1/completions means). tessera serve's /v1/completions sends it to a backend that
+   * declares this, so a backend that declares it must accept the option.
    */
   rawPrompt?: boolean;
   /** Sequences decoded together in one batch (1 = no batching). */

@@ -75,7 +75,12 @@ const answerOfKind: Readonly<Record<ErrorKind, KindAnswer | null>> = {
  * Any error as an HTTP status and OpenAI error body, chosen by the error's `kind` (no backend's classes
  * are known here); unknown errors are a 500 without internals.
  */
-export function toErrorResponse(error: unknown, limits: ServerLimits = {}): ErrorResponse {
+export function toErrorResponse(
+  error: unknown,
+  limits: ServerLimits = {},
+  /** The request field that holds the prompt: "messages" for chat, "prompt" for /v1/completions. */
+  promptField: "messages" | "prompt" = "messages",
+): ErrorResponse {
   const answer = TesseraError.isInstance(error) ? answerOfKindOf(error) : null;
   if (TesseraError.isInstance(error) && answer !== null) {
     const { status, type, param, code } = answer;
@@ -87,7 +92,11 @@ export function toErrorResponse(error: unknown, limits: ServerLimits = {}): Erro
       return response(status, error.message, type, "model", "model_not_found");
     if (error.kind === "invalid-option") return optionResponse(error, answer);
     // The prompt fits and only the room asked for the output does not: max_tokens is the field to change.
-    const field = ContextOverflowError.isInstance(error) && maxTokensOverflow(error) ? "max_tokens" : param;
+    const field = !ContextOverflowError.isInstance(error)
+      ? param
+      : maxTokensOverflow(error)
+        ? "max_tokens"
+        : promptField;
     return response(status, requestTermsMessage(error), type, field, code, headers);
   }
   const framework = frameworkRefusal(error, limits);

@@ -111,7 +111,11 @@ export async function serveCompletion(
     }
   } catch (error) {
     if (!reply.sent && !reply.raw.headersSent && !clientGone.signal.aborted) {
-      const answer = toErrorResponse(error, dependencies.limits);
+      const answer = toErrorResponse(
+        error,
+        dependencies.limits,
+        plan.route === "completions" ? "prompt" : "messages",
+      );
       await reply.code(answer.status).headers(answer.headers).send(answer.body);
     }
   } finally {

@@ -47,6 +47,23 @@ describe("/v1/completions", () => {
     }
   });
 
+  it("refuses a prompt too long for the context naming prompt, and only-too-much output naming max_tokens", async () => {
+    const long = await fetch(`${server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiny", prompt: "word ".repeat(400), max_tokens: 2 }),
+    });
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as { error: { param: string } }).error.param).toBe("prompt");
+    const output = await fetch(`${server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiny", prompt: "Once", max_tokens: 1000 }),
+    });
+    expect(output.status).toBe(400);
+    expect(((await output.json()) as { error: { param: string } }).error.param).toBe("max_tokens");
+  });
+
   it("chat completions still render the template (more tokens than the bare text)", async () => {
     const prompt = "Once upon a time";
     const chat = await client.chat.completions.create({
@@ -64,6 +81,28 @@ describe("the rawPrompt model option", () => {
     description: "Current weather in a city",
     parameters: z.object({ city: z.string() }),
     run: ({ city }) => city,
+  });
+
+  it("is refused with a system prompt too, which needs the template (review of issue 14: it was dropped)", async () => {
+    const withSystem = backend.generateFromRaw([new CBlock("Once")], new SimpleContext(), {
+      modelOptions: { rawPrompt: true, systemPrompt: "You are terse." } as never,
+    });
+    await expect(withSystem).rejects.toSatisfy(
+      (error: unknown) => InvalidModelOptionError.isInstance(error) && /systemPrompt/.test(String(error)),
+    );
+  });
+
+  it("logs no chat template for a raw prompt, and the template for a chat one", async () => {
+    const [raw] = await backend.generateFromRaw([new CBlock("Once")], new SimpleContext(), {
+      modelOptions: { rawPrompt: true, maxNewTokens: 1 } as never,
+    });
+    await raw!.avalue();
+    expect(raw!.generateLog!.extra.chatTemplate).toBeNull();
+    const [chat] = await backend.generateFromRaw([new CBlock("Once")], new SimpleContext(), {
+      modelOptions: { maxNewTokens: 1 },
+    });
+    await chat!.avalue();
+    expect(typeof chat!.generateLog!.extra.chatTemplate).toBe("string");
   });
 
   it("is refused with a chat history or offered tools, naming rawPrompt", async () => {

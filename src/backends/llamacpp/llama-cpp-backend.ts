@@ -294,7 +294,8 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
         action: item.action,
         result: thunk as ModelOutputThunk<unknown>,
         extra: {
-          chatTemplate: loaded.template.name,
+          // None for a raw prompt: its text went to the tokenizer as it is.
+          chatTemplate: item.modelOptions.rawPrompt === true ? null : loaded.template.name,
           promptTokens: item.tokens.length,
           ...(item.grammar !== undefined && { grammar: item.grammar }),
         },

@@ -86,12 +86,12 @@ export function pickChatTemplate(
   };
 }
 
-/** Prompt tokens: special-token text the template wrote becomes those tokens; BOS is added once if the model wants it. */
 /** Text as a raw prompt: BOS when the model adds one, then the text with no special tokens parsed. */
 export function tokenizeRawPrompt(model: LlamaModel, text: string): Int32Array {
   return model.tokenize(text, { addSpecial: true, parseSpecial: false });
 }
 
+/** Prompt tokens: special-token text the template wrote becomes those tokens; BOS is added once if the model wants it. */
 export function tokenizePrompt(model: LlamaModel, prompt: string): Int32Array {
   const tokens = model.tokenize(prompt, { addSpecial: false, parseSpecial: true });
   const { bos, addBos } = model.metadata;

@@ -72,13 +72,15 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
     throw new InvalidModelOptionError("toolChoice", toolChoice, 'offer at least one tool, or use "auto"');
   }
   const raw = modelOptions.rawPrompt === true;
-  if (raw && (jsonTools.length > 0 || input.history.length > 0)) {
+  if (raw && (jsonTools.length > 0 || input.history.length > 0 || modelOptions.systemPrompt !== undefined)) {
     throw new InvalidModelOptionError(
       "rawPrompt",
       true,
       jsonTools.length > 0
         ? "offered tools need the chat template (their instructions and call format); drop rawPrompt or the tools"
-        : "a raw prompt is the action's text alone, with no chat history; use generateFromRaw, or drop rawPrompt",
+        : modelOptions.systemPrompt !== undefined
+          ? "a system prompt needs the chat template; drop rawPrompt or systemPrompt (or put it in the text)"
+          : "a raw prompt is the action's text alone, with no chat history; use generateFromRaw, or drop rawPrompt",
     );
   }
   const grammar =
@@ -89,8 +91,9 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
         ? await toolCallGrammar(jsonTools, callMode)
         : undefined);
   const templateStart = performance.now();
-  // A raw prompt is continued as text (OpenAI's legacy completions, llama-server's /completion): the
-  // action's printed text, no template; its special-token look-alikes stay text.
+  // A raw prompt is continued as text (OpenAI's legacy completions): the action's printed text, no
+  // template. Its special-token look-alikes stay text, unlike llama-server's /completion, which parses
+  // them: a user's "<s>" or "[INST]" is not a control token here (the safer reading for untrusted text).
   const prompt = raw
     ? input.formatter.print(input.action)
     : await renderChatPrompt(input.sandbox, loaded.template, {

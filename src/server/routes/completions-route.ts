@@ -21,7 +21,8 @@ export function registerCompletionsRoute(
     const prompt = typeof body.prompt === "string" ? body.prompt : body.prompt[0]!;
     const modelOptions = samplingToModelOptions(body);
     // OpenAI's legacy completions continue the prompt as text: no chat template where the backend can
-    // skip it (the local one; a proxied OpenAI-compatible server applies its own endpoint's rules).
+    // skip it (the local one). A backend without it answers as it can: OpenAIBackend sends a chat request,
+    // so a tessera serve in front of another server still gets a templated chat turn from it.
     if (backend.capabilities.rawPrompt === true) Object.assign(modelOptions, { rawPrompt: true });
     const topLogprobs = body.logprobs != null && body.logprobs > 0 ? body.logprobs : null;
     if (topLogprobs !== null) modelOptions.logits = topLogprobs;
