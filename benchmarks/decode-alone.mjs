@@ -4,6 +4,7 @@
 // that layout made the runner ~10% faster on the 1B shape than it is alone, while tessera's speed did not
 // change (docs/benchmarks.md, "1B decode"). Run after `npm run build`:
 //   node benchmarks/decode-alone.mjs [--model llama-3.2-1b:q4_0] [--threads 1] [--rounds 5] [--tokens 33]
+//     [--reference greedy|tg]
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,9 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     tokens: { type: "string", default: "33" },
     child: { type: "boolean", default: false },
+    // greedy: the runner's own greedy generation (arg-max, detokenize); tg: llama-bench's test_gen on the
+    // same libraries (random tokens, logits never read) from an empty cache, as llama-bench's tg128.
+    reference: { type: "string", default: "greedy" },
   },
 });
 const modelPath = await resolveModel(values.model);
@@ -59,18 +63,32 @@ if (values.child) {
 const promptFile = join(tmpdir(), `tessera-decode-alone-${process.pid}.txt`);
 writeFileSync(promptFile, text);
 const runnerRate = () => {
-  const lines = execFileSync(
-    greedyRunnerBinary(),
-    [
-      ...["--mode", "greedy", "--model", modelPath, "--libs", prebuiltLibraryFolder("")],
-      ...["--threads", String(threads), "--context", "512", "--prompt-file", promptFile],
-      ...["--tokens", String(tokens), "--reps", "4", "--flash-attn", "off"],
-    ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
-  )
-    .trim()
-    .split("\n")
-    .slice(1);
+  const common = ["--model", modelPath, "--libs", prebuiltLibraryFolder(""), "--threads", String(threads)];
+  const run = (args) =>
+    execFileSync(greedyRunnerBinary(), [...args, "--flash-attn", "off"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    })
+      .trim()
+      .split("\n");
+  if (values.reference === "tg") {
+    const last = run([
+      "--mode",
+      "tg",
+      ...common,
+      "--context",
+      "512",
+      "--tokens",
+      String(tokens - 1),
+      "--reps",
+      "3",
+    ]).at(-1);
+    return JSON.parse(last).samples.sort((a, b) => a - b)[1];
+  }
+  const lines = run([
+    ...["--mode", "greedy", ...common, "--context", "512", "--prompt-file", promptFile],
+    ...["--tokens", String(tokens), "--reps", "4"],
+  ]).slice(1);
   return lines.map((line) => JSON.parse(line).decodeTokensPerSecond).sort((a, b) => a - b)[1];
 };
 const tesseraRate = () =>
@@ -93,6 +111,10 @@ for (let round = 0; round < Number(values.rounds); round++) {
   );
 }
 const sorted = [...ratios].sort((a, b) => a - b);
+const reference =
+  values.reference === "tg"
+    ? "tg on the same libraries (llama-bench's test, from an empty cache)"
+    : "greedy runner";
 console.log(
-  `${modelPath}, ${threads} thread(s): tessera ÷ greedy runner, each alone: median ${sorted[sorted.length >> 1].toFixed(3)} (${sorted[0].toFixed(3)}-${sorted.at(-1).toFixed(3)})`,
+  `${modelPath}, ${threads} thread(s): tessera ÷ ${reference}, each alone: median ${sorted[sorted.length >> 1].toFixed(3)} (${sorted[0].toFixed(3)}-${sorted.at(-1).toFixed(3)})`,
 );
