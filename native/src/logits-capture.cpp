@@ -223,28 +223,33 @@ bool allFinite(const float* row, int32_t size) {
   return total == 0.0f;
 }
 
-RowScan scanRow(const float* row, int32_t size) {
+// Eight-lane sets (AVX2 in the x86-64-v3 clone; two SSE halves in the default one): the pass runs on every
+// generated token, so its width shows in decode speed on small models.
+TESSERA_ROW_PASS RowScan scanRow(const float* row, int32_t size) {
   // One pass instead of three (allFinite, then the maximum twice: for arg-max and for log-sum-exp).
   // Two independent sets of lanes, so the compare-and-select chains overlap. Each lane keeps the first
   // index holding its maximum (strictly greater replaces); merging takes the lowest index among equal
   // maxima, so the result is the first largest entry, as argMaxDense. x - x is 0 for finite x and NaN
   // for NaN or +-inf, and NaN survives the sum, exactly as in allFinite.
-  const Float4 lowest = {negativeInfinity, negativeInfinity, negativeInfinity, negativeInfinity};
-  Float4 check = {0, 0, 0, 0};
-  Float4 maximaA = lowest;
-  Float4 maximaB = lowest;
-  Int4 bestA = {0, 1, 2, 3};
-  Int4 bestB = {4, 5, 6, 7};
-  Int4 positionsA = {0, 1, 2, 3};
-  Int4 positionsB = {4, 5, 6, 7};
-  const Int4 step = {8, 8, 8, 8};
+  Float8 lowest;
+  for (int lane = 0; lane < 8; lane++) lowest[lane] = negativeInfinity;
+  Float8 check = {};
+  Float8 maximaA = lowest;
+  Float8 maximaB = lowest;
+  Int8 bestA = {0, 1, 2, 3, 4, 5, 6, 7};
+  Int8 bestB = {8, 9, 10, 11, 12, 13, 14, 15};
+  Int8 positionsA = bestA;
+  Int8 positionsB = bestB;
+  const Int8 step = {16, 16, 16, 16, 16, 16, 16, 16};
   int32_t index = 0;
-  for (; index + 8 <= size; index += 8) {
-    const Float4 a = load4(row + index);
-    const Float4 b = load4(row + index + 4);
+  for (; index + 16 <= size; index += 16) {
+    Float8 a;
+    Float8 b;
+    std::memcpy(&a, row + index, sizeof(a));
+    std::memcpy(&b, row + index + 8, sizeof(b));
     check += (a - a) + (b - b);
-    const Int4 greaterA = a > maximaA;
-    const Int4 greaterB = b > maximaB;
+    const Int8 greaterA = a > maximaA;
+    const Int8 greaterB = b > maximaB;
     maximaA = greaterA ? a : maximaA;
     maximaB = greaterB ? b : maximaB;
     bestA = greaterA ? positionsA : bestA;
@@ -261,13 +266,14 @@ RowScan scanRow(const float* row, int32_t size) {
       found = true;
     }
   };
+  float total = 0.0f;
   if (index > 0) {
-    for (int lane = 0; lane < 4; lane++) {
+    for (int lane = 0; lane < 8; lane++) {
       offer(maximaA[lane], bestA[lane]);
       offer(maximaB[lane], bestB[lane]);
+      total += check[lane];
     }
   }
-  float total = check[0] + check[1] + check[2] + check[3];
   for (; index < size; index++) {
     total += row[index] - row[index];
     offer(row[index], index);

@@ -1,0 +1,64 @@
+// The per-token row passes (scanRow's NaN/inf check, maximum and first arg-max; the log-sum-exp) against
+// reference loops on edge-case rows, compiled as shipped (the x86-64-v3 clone where the CPU has AVX2) and
+// with the clones removed (the portable code every other machine runs). native/test/row-scan-check.cpp.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/support/package-folders.js";
+
+const root = packageRoot();
+const folder = mkdtempSync(join(tmpdir(), "tessera-row-scan-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+function headers(): string[] {
+  // The headers `npm run build:native` extracted (native/.cache/llama-<tag>-<key>/), as the addon uses.
+  const cache = join(root, "native", ".cache");
+  const extracted = readdirSync(cache).find(
+    (name) => name.startsWith("llama-") && existsSync(join(cache, name, "include", "llama.h")),
+  );
+  if (extracted === undefined) throw new Error(`no llama.cpp headers in ${cache}: run npm run build:native`);
+  const base = join(cache, extracted);
+  return [
+    `-I${join(root, "native", "src")}`,
+    `-I${join(base, "include")}`,
+    `-I${join(base, "ggml", "include")}`,
+  ];
+}
+
+function compileAndRun(source: string, name: string): string {
+  const binary = join(folder, name);
+  execFileSync(
+    process.env.CXX ?? "g++",
+    [
+      "-std=c++17",
+      "-O2",
+      ...headers(),
+      join(root, "native", "test", "row-scan-check.cpp"),
+      source,
+      "-o",
+      binary,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return execFileSync(binary, { encoding: "utf8" });
+}
+
+describe("the row passes of logits-capture.cpp", () => {
+  it("match the reference loops as shipped and in their portable form", () => {
+    const shipped = join(root, "native", "src", "logits-capture.cpp");
+    expect(compileAndRun(shipped, "shipped")).toMatch(/cases=3080 fails=0/);
+    const portable = join(folder, "logits-capture-portable.cpp");
+    const text = readFileSync(shipped, "utf8").replace(/__attribute__\(\(target_clones\([^)]*\)\)\)/, "");
+    expect(text).not.toMatch(/target_clones/);
+    writeFileSync(
+      portable,
+      text.replace(
+        '#include "logits-capture.h"',
+        `#include "${join(root, "native", "src", "logits-capture.h")}"`,
+      ),
+    );
+    expect(compileAndRun(portable, "portable")).toMatch(/cases=3080 fails=0/);
+  }, 120_000);
+});
