@@ -79,9 +79,21 @@ inline float maximumOf(const float* row, int32_t size) {
 }
 
 // A min-heap of (logit, id) holding the best k seen so far.
+using HeapEntries = std::vector<std::pair<float, int32_t>>;
+
+// One buffer per thread, kept: a capture runs on every token, and a vector of its own was an allocation per
+// token and capture. Heaps never overlap on a thread (each is written out before the next is made).
+HeapEntries& heapScratch() {
+  thread_local HeapEntries entries;
+  return entries;
+}
+
 class TopKHeap {
  public:
-  explicit TopKHeap(int32_t k) : k_(k) { entries_.reserve(static_cast<size_t>(k)); }
+  explicit TopKHeap(int32_t k) : k_(k), entries_(heapScratch()) {
+    entries_.clear();
+    entries_.reserve(static_cast<size_t>(std::max(k, 0)));
+  }
   void offer(float logit, int32_t id) {
     if (k_ <= 0 || logit == negativeInfinity || std::isnan(logit)) return;
     if (static_cast<int32_t>(entries_.size()) < k_) {
@@ -110,7 +122,7 @@ class TopKHeap {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   }
   int32_t k_;
-  std::vector<std::pair<float, int32_t>> entries_;
+  HeapEntries& entries_;
 };
 }  // namespace
 
