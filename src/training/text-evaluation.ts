@@ -117,11 +117,10 @@ export async function heldOutBitsPerCharacter(
           const prompt = new Int32Array(piece.length + 1);
           prompt[0] = model.metadata.bos;
           prompt.set(piece, 1);
-          const stream = context.generate(prompt, { promptLogprobs: true, maxTokens: 1, temperature: 0 });
-          for await (const _ of stream.batches()) {
-            // The one generated token is not scored; only the prompt's log-probabilities are.
-          }
-          const logprobs = (await stream.result).promptLogprobs;
+          // The one generated token is not scored; only the prompt's log-probabilities are.
+          const { promptLogprobs: logprobs } = await context
+            .generate(prompt, { promptLogprobs: true, maxTokens: 1, temperature: 0 })
+            .collect();
           if (logprobs === null) throw new TrainingError("llama.cpp returned no prompt log-probabilities");
           // logprobs[i] scores prompt[i], which is tokens[start + i - 1].
           for (let index = scored - start + 1; index < prompt.length; index++) {

@@ -52,21 +52,24 @@ describe("the flashAttention context option", () => {
     );
   });
 
+  /** The raw addon's context options with `flashAttention` set to a value its TypeScript type refuses. */
+  const rawContextOptions = (flashAttention: unknown) => ({
+    contextSize: 64,
+    batchSize: 64,
+    sequences: 1,
+    threads: 1,
+    batchThreads: 1,
+    unifiedKvCache: false,
+    flashAttention: flashAttention as "on",
+  });
+
   it("is refused natively too, for a caller of the raw addon", async () => {
     const raw = await loadRawTinyModel();
     try {
       // The addon checks its options before it queues any work: a synchronous throw.
-      expect(() =>
-        raw.createContext({
-          contextSize: 64,
-          batchSize: 64,
-          sequences: 1,
-          threads: 1,
-          batchThreads: 1,
-          unifiedKvCache: false,
-          flashAttention: "sometimes" as unknown as "on",
-        }),
-      ).toThrow(/flashAttention must be "auto", "on" or "off"/);
+      expect(() => raw.createContext(rawContextOptions("sometimes"))).toThrow(
+        /flashAttention must be "auto", "on" or "off"/,
+      );
     } finally {
       raw.dispose();
     }
@@ -76,17 +79,9 @@ describe("the flashAttention context option", () => {
     const raw = await loadRawTinyModel();
     try {
       for (const value of [1, null, true, "ON"]) {
-        expect(() =>
-          raw.createContext({
-            contextSize: 64,
-            batchSize: 64,
-            sequences: 1,
-            threads: 1,
-            batchThreads: 1,
-            unifiedKvCache: false,
-            flashAttention: value as unknown as "on",
-          }),
-        ).toThrow(/flashAttention must be "auto", "on" or "off"/);
+        expect(() => raw.createContext(rawContextOptions(value))).toThrow(
+          /flashAttention must be "auto", "on" or "off"/,
+        );
       }
     } finally {
       raw.dispose();

@@ -2,31 +2,27 @@
 // chat template (before, tessera wrapped the prompt in the model's template as a user message, so the
 // endpoint answered a chat turn instead of continuing the text, and `bench ttfb`'s serve row did more work
 // than llama-server's). The backend option behind it, rawPrompt, is refused where it cannot hold.
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import type { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock } from "../../src/core/cblock.js";
 import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
 import { tool } from "../../src/core/tool.js";
 import { Message } from "../../src/messages/components/message.js";
-import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
+import type { TesseraServer } from "../../src/server/index.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
 import { SimpleContext } from "../../src/stdlib/contexts/simple-context.js";
+import { serveTinyModel, stopServedTinyModel } from "./served-tiny-model.js";
 
 let backend: LlamaCppBackend;
 let server: TesseraServer;
 let client: OpenAI;
 
 beforeAll(async () => {
-  backend = await LlamaCppBackend.create({ threads: 1, sequences: 2, contextSize: 256 });
-  server = await startTesseraServer({ backend, port: 0 });
-  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "none", maxRetries: 0 });
+  ({ backend, server, client } = await serveTinyModel({ sequences: 2 }));
 });
-afterAll(async () => {
-  await server?.close();
-  await backend?.dispose();
-});
+afterAll(() => stopServedTinyModel({ backend, server }));
 
 describe("/v1/completions", () => {
   it("decodes BOS and the prompt's own tokens, no template, and special-token text stays text", async () => {

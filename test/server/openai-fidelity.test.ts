@@ -3,24 +3,20 @@
 // tool-call markup that never leaks into content. The tiny model has random weights, so structure comes
 // from the grammar and the checks hold for any text it picks.
 import { JSONParser } from "@streamparser/json";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
-import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
+import type { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import type { TesseraServer } from "../../src/server/index.js";
+import { serveTinyModel, stopServedTinyModel } from "./served-tiny-model.js";
 
 let backend: LlamaCppBackend;
 let server: TesseraServer;
 let client: OpenAI;
 
 beforeAll(async () => {
-  backend = await LlamaCppBackend.create({ threads: 1, sequences: 2, contextSize: 256 });
-  server = await startTesseraServer({ backend, port: 0 });
-  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "none", maxRetries: 0 });
+  ({ backend, server, client } = await serveTinyModel({ sequences: 2 }));
 });
-afterAll(async () => {
-  await server?.close();
-  await backend?.dispose();
-});
+afterAll(() => stopServedTinyModel({ backend, server }));
 
 const hello = [{ role: "user" as const, content: "Tell me a story" }];
 

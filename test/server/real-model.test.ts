@@ -2,25 +2,21 @@
 // addon, one thread): the protocol end to end, through our own stack.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import type { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { OpenAIBackend } from "../../src/backends/openai/index.js";
 import { CBlock } from "../../src/core/cblock.js";
-import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
+import type { TesseraServer } from "../../src/server/index.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
+import { serveTinyModel, stopServedTinyModel } from "./served-tiny-model.js";
 
 let backend: LlamaCppBackend;
 let server: TesseraServer;
 let client: OpenAI;
 
 beforeAll(async () => {
-  backend = await LlamaCppBackend.create({ threads: 1, sequences: 4, contextSize: 256 });
-  server = await startTesseraServer({ backend, port: 0, queue: 8 });
-  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "none", maxRetries: 0 });
+  ({ backend, server, client } = await serveTinyModel({ sequences: 4, queue: 8 }));
 });
-afterAll(async () => {
-  await server?.close();
-  await backend?.dispose();
-});
+afterAll(() => stopServedTinyModel({ backend, server }));
 
 const hello = [{ role: "user" as const, content: "Tell me a story" }];
 
