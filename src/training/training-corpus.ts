@@ -117,3 +117,15 @@ export async function loadCorpusText(
     passesInText: false,
   };
 }
+
+/**
+ * The evaluation task a training record's corpus description belongs to: its first words, as the
+ * descriptions above write them ("addition: …", "sorting: …", "Debian fortunes …", "text file …").
+ * Undefined for a description from elsewhere.
+ */
+export function taskOfCorpusDescription(description: string): "addition" | "sorting" | "text" | undefined {
+  if (description.startsWith("addition:")) return "addition";
+  if (description.startsWith("sorting:")) return "sorting";
+  if (description.startsWith("Debian fortunes") || description.startsWith("text file ")) return "text";
+  return undefined;
+}

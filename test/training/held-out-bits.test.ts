@@ -112,3 +112,19 @@ describe("models evaluate --task against the model's training corpus", () => {
     }
   }, 60_000);
 });
+
+describe("taskOfCorpusDescription", () => {
+  it("reads the task from the description's first words, not from words anywhere in it", async () => {
+    const { taskOfCorpusDescription } = await import("../../src/training/training-corpus.js");
+    expect(taskOfCorpusDescription("sorting: 4 digits = the digits in ascending order, 9600 …")).toBe(
+      "sorting",
+    );
+    expect(taskOfCorpusDescription("addition: a+b=c, operands 0-99, …")).toBe("addition");
+    expect(taskOfCorpusDescription("Debian fortunes (/usr/share/games/fortunes: …)")).toBe("text");
+    // A text file whose name mentions a task is still text.
+    expect(taskOfCorpusDescription("text file sorting-addition.txt (sha256 ab12…, 300 characters)")).toBe(
+      "text",
+    );
+    expect(taskOfCorpusDescription("something else")).toBeUndefined();
+  });
+});

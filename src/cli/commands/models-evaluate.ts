@@ -11,6 +11,7 @@ import { additionSplit } from "../../training/addition-task.js";
 import { fortunesText, loadFortunes } from "../../training/fortunes-corpus.js";
 import { sortingSplit } from "../../training/sorting-task.js";
 import { corpusWords, heldOutBitsPerCharacter, sampleText } from "../../training/text-evaluation.js";
+import { taskOfCorpusDescription } from "../../training/training-corpus.js";
 import { readTrainingRecord } from "../../training/training-record.js";
 import { integerArgument, numberArgument } from "../number-arguments.js";
 
@@ -35,10 +36,11 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
   // A trained model's figures only mean something on its own task (tiny-arith's loss is not bits per
   // character of English); a GGUF without a record (a random-weight preset) may be measured on any.
-  if (record !== undefined && !recordMatchesTask(record.corpus, options.task)) {
+  const recordTask = record === undefined ? undefined : taskOfCorpusDescription(record.corpus);
+  if (record !== undefined && recordTask !== undefined && recordTask !== options.task) {
     throw new InvalidArgumentError(
       `--task ${options.task} does not match this model's training corpus (${record.corpus.split(/[:(]/)[0]!.trim()}); ` +
-        `use --task ${taskOfCorpus(record.corpus) ?? "matching its corpus"}`,
+        `use --task ${recordTask}`,
     );
   }
   if (options.task === "addition" || options.task === "sorting") {
@@ -97,21 +99,6 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   out(
     `${sample.knownWords}/${sample.words} words are corpus words (${(sample.knownShare * 100).toFixed(1)}%)`,
   );
-}
-
-/** Which --task a training record's corpus belongs to (its description starts with the corpus). */
-function taskOfCorpus(corpus: string): "addition" | "sorting" | "text" | undefined {
-  const lower = corpus.toLowerCase();
-  if (lower.includes("sorting") || lower.startsWith("sort")) return "sorting";
-  if (lower.includes("addition")) return "addition";
-  if (lower.includes("fortunes")) return "text";
-  return undefined;
-}
-
-function recordMatchesTask(corpus: string, task: string): boolean {
-  const own = taskOfCorpus(corpus);
-  // A text file's corpus is text; only the built-in tasks are told apart.
-  return own === undefined ? task === "text" : own === task;
 }
 
 export function registerModelsEvaluateCommand(models: Command): void {
