@@ -111,10 +111,13 @@ for (let round = 0; round < Number(values.rounds); round++) {
   );
 }
 const sorted = [...ratios].sort((a, b) => a - b);
+// The mean of the two middle values for an even count (the upper one overstated --rounds 2).
+const middle = sorted.length >> 1;
+const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 const reference =
   values.reference === "tg"
     ? "tg on the same libraries (llama-bench's test, from an empty cache)"
     : "greedy runner";
 console.log(
-  `${modelPath}, ${threads} thread(s): tessera ÷ ${reference}, each alone: median ${sorted[sorted.length >> 1].toFixed(3)} (${sorted[0].toFixed(3)}-${sorted.at(-1).toFixed(3)})`,
+  `${modelPath}, ${threads} thread(s): tessera ÷ ${reference}, each alone: median ${median.toFixed(3)} (${sorted[0].toFixed(3)}-${sorted.at(-1).toFixed(3)})`,
 );

@@ -97,7 +97,7 @@ export function toErrorResponse(
       : maxTokensOverflow(error)
         ? "max_tokens"
         : promptField;
-    return response(status, requestTermsMessage(error), type, field, code, headers);
+    return response(status, requestTermsMessage(error, promptField), type, field, code, headers);
   }
   const framework = frameworkRefusal(error, limits);
   if (framework !== null) return framework;
@@ -137,7 +137,7 @@ function optionResponse(error: TesseraError, answer: KindAnswer): ErrorResponse 
 }
 
 /** The library's message, reworded where it names library options (maxTokens) or APIs. */
-function requestTermsMessage(error: TesseraError): string {
+function requestTermsMessage(error: TesseraError, promptField: "messages" | "prompt"): string {
   if (ContextOverflowError.isInstance(error)) {
     const atLeast = error.promptTokensAtLeast ? "at least " : "";
     const needed =
@@ -147,7 +147,7 @@ function requestTermsMessage(error: TesseraError): string {
           `(${atLeast}${error.promptTokens + error.maxTokens} in all)`;
     const remedy = maxTokensOverflow(error)
       ? `Lower max_tokens to at most ${error.contextSize - error.promptTokens}.`
-      : "Shorten the messages (or prompt), or lower max_tokens.";
+      : `Shorten the ${promptField}, or lower max_tokens.`;
     return `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ${remedy}`;
   }
   if (UnsupportedInputError.isInstance(error)) {

@@ -50,7 +50,10 @@ describe("/v1/completions", () => {
       body: JSON.stringify({ model: "tiny", prompt: "word ".repeat(400), max_tokens: 2 }),
     });
     expect(long.status).toBe(400);
-    expect(((await long.json()) as { error: { param: string } }).error.param).toBe("prompt");
+    const refusal = ((await long.json()) as { error: { param: string; message: string } }).error;
+    expect(refusal.param).toBe("prompt");
+    // In the endpoint's own terms: its field is prompt, there are no messages (final review, F4).
+    expect(refusal.message).toMatch(/Shorten the prompt, or lower max_tokens/);
     const output = await fetch(`${server.url}/v1/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },

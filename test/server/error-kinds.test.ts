@@ -37,7 +37,7 @@ describe("the server's answer to a library error", () => {
       status: 400,
       message:
         "This model's context holds 64 tokens per request, but the prompt is 90 tokens and max_tokens asks " +
-        "for 10 more (100 in all). Shorten the messages (or prompt), or lower max_tokens.",
+        "for 10 more (100 in all). Shorten the messages, or lower max_tokens.",
       type: "invalid_request_error",
       param: "messages",
       code: "context_length_exceeded",

@@ -89,6 +89,17 @@ describe("resuming", () => {
   });
 });
 
+describe("models evaluate --task text on a model trained on a text file", () => {
+  // Final review, F2: it scored the model on Debian's fortunes without a word that they are not its corpus.
+  it("says the figures are on Debian's fortunes, not the model's own corpus", async () => {
+    const result = await runCli(["models", "evaluate", checkpoint, "--task", "text", "--characters", "20"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(linesOf(result.stdout)[0]).toBe(
+      "note: this model was trained on a text file line.txt; the figures below are on Debian's fortunes, its own held-out figure is the training record's",
+    );
+  }, 60_000);
+});
+
 describe("the text evaluation's sample", () => {
   it("has as many characters as asked for, not as many tokens", async () => {
     // A random micro model emits byte tokens too, several of which make one character (or none).
