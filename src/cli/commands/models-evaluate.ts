@@ -71,7 +71,7 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   }
   // The held-out text is Debian's fortunes: a model trained on a text file of its own is measured on them
   // too (its own held-out lines are in its training record only), so say so beside the figures.
-  if (record !== undefined && record.corpus.startsWith("text file ")) {
+  if (record?.corpus.startsWith("text file ")) {
     out(
       `note: this model was trained on a ${record.corpus.split(" (")[0]}; the figures below are on Debian's fortunes, its own held-out figure is the training record's`,
     );
