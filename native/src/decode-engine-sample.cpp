@@ -62,11 +62,20 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
   const bool logSumExpUnused =
       greedyOnRow && !config.tokenLogprobs && config.processed.mode == CaptureMode::off;
   const bool computeLogSumExp = needRawLogSumExp || (direct && !logSumExpUnused);
-  // One pass over the row for the finiteness check, its maximum (for the log-sum-exp) and its arg-max
-  // (the greedy token): separate passes cost ~10% of decode on small models. The sampler chain needs
-  // neither, so it keeps the cheaper check alone.
-  const RowScan scan = greedyOnRow || computeLogSumExp ? scanRow(row, vocabSize_)
-                                                       : RowScan{allFinite(row, vocabSize_), 0.0f, 0};
+  // One pass over the row for the finiteness check, its maximum and its arg-max (the greedy token), and
+  // the log-sum-exp when it is read: separate passes cost ~10% of decode on small models. With the
+  // log-sum-exp the pass also leaves each 32-entry block's maximum, which the top-k captures start from.
+  // The sampler chain needs none of it, so it keeps the cheaper check alone.
+  RowSummary scan{false, 0.0f, 0, 0.0f};
+  if (computeLogSumExp) {
+    scan = summarizeRow(row, vocabSize_, rowBlockMaxima_);
+  } else if (greedyOnRow) {
+    const RowScan rowScan = scanRow(row, vocabSize_);
+    scan = RowSummary{rowScan.finite, rowScan.maximum, rowScan.argmax, 0.0f};
+  } else {
+    scan.finite = allFinite(row, vocabSize_);
+  }
+  const std::vector<float>* rowMaxima = computeLogSumExp ? &rowBlockMaxima_ : nullptr;
   if (!scan.finite) {
     failJob(jobPointer, "ERR_NON_FINITE_LOGITS",
             "the model produced NaN or infinite logits at generated token " + std::to_string(job.generated) +
@@ -84,11 +93,11 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     nextSlot = &job.events.nextSlotLocked();
   }
   EventSlot& slot = *nextSlot;
-  const float rawLogSumExp = computeLogSumExp ? logSumExpWithMaximum(row, vocabSize_, scan.maximum) : 0.0f;
+  const float rawLogSumExp = computeLogSumExp ? scan.logSumExp : 0.0f;
   slot.raw.logSumExp = rawLogSumExp;
 
   if (config.raw.mode == CaptureMode::topK) {
-    topKDense(row, vocabSize_, config.raw.topK, slot.raw);
+    topKDense(row, vocabSize_, config.raw.topK, slot.raw, rowMaxima);
     // Every candidate survives unless the processing chain below removes it (no allocation after the
     // slot's first token: assign keeps the capacity).
     if (config.recordCutBy) slot.cutBy.assign(slot.raw.ids.size(), static_cast<uint8_t>(SamplerStage::none));
@@ -130,7 +139,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       if (direct && config.raw.mode == CaptureMode::topK && config.raw.topK == config.processed.topK) {
         slot.processed = slot.raw;
       } else {
-        topKDense(processed, vocabSize_, config.processed.topK, slot.processed);
+        topKDense(processed, vocabSize_, config.processed.topK, slot.processed, direct ? rowMaxima : nullptr);
       }
       slot.processed.logSumExp = processedLogSumExp;
     } else if (config.processed.mode == CaptureMode::full) {
@@ -148,7 +157,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       if (config.raw.mode == CaptureMode::topK && config.raw.topK == config.processed.topK) {
         slot.processed = slot.raw;
       } else {
-        topKDense(row, vocabSize_, config.processed.topK, slot.processed);
+        topKDense(row, vocabSize_, config.processed.topK, slot.processed, rowMaxima);
       }
       slot.processed.logSumExp = processedLogSumExp;
     } else if (config.processed.mode == CaptureMode::full) {

@@ -112,6 +112,8 @@ class DecodeEngine {
   int32_t microBatchSize_;  // llama_n_ubatch: llama_decode splits a batch into micro-batches of this size
   int64_t lastStepMicros_ = 0;  // [decode thread] the last step's decode and sampling, for holdDeliveryLocked
   bool yieldAfterNotify_ = false;  // [decode thread] a first token was just delivered: see run()
+  // [decode thread] the 32-entry block maxima of the row being sampled (summarizeRow), for topKDense.
+  std::vector<float> rowBlockMaxima_;
   int32_t threads_;
   Notify notify_;
 

@@ -28,8 +28,11 @@ float logSumExpWithMaximum(const float* row, int32_t size, float maximum);
 // NaN when a candidate is NaN or +inf (a broken row); -inf when every candidate was removed.
 float logSumExpCandidates(const llama_token_data_array& candidates);
 
-// The k largest entries of a dense row (ids = indices), best first, with a bounded heap: O(n log k).
-void topKDense(const float* row, int32_t size, int32_t k, TopKCapture& out);
+// The k largest entries of a dense row (ids = indices), best first, ties by the lower id; -inf entries
+// never count. The row must hold no NaN (callers check it first). Linear in the row for k up to ~size/32.
+// blockMaxima, when given (summarizeRow's, for this very row), saves the pass that computes them.
+void topKDense(const float* row, int32_t size, int32_t k, TopKCapture& out,
+               const std::vector<float>* blockMaxima = nullptr);
 void topKCandidates(const llama_token_data_array& candidates, int32_t k, TopKCapture& out);
 
 // True when no entry is NaN or infinite.
@@ -42,6 +45,17 @@ struct RowScan {
   int32_t argmax;
 };
 RowScan scanRow(const float* row, int32_t size);
+// scanRow and the log-sum-exp in one pass, for the tokens whose row something reads beyond its arg-max (a
+// capture, a draw, a logprob): each value is loaded once, and each 32-entry block's maximum is written to
+// blockMaxima (size / 32 entries; the tail after the last whole block is not in it) for topKDense.
+// logSumExp is -inf when the row is not finite (its other fields are then meaningless, as scanRow's).
+struct RowSummary {
+  bool finite;
+  float maximum;
+  int32_t argmax;
+  float logSumExp;
+};
+RowSummary summarizeRow(const float* row, int32_t size, std::vector<float>& blockMaxima);
 // Index of the first largest entry (what llama.cpp's greedy sampler picks).
 int32_t argMaxDense(const float* row, int32_t size);
 

@@ -1,8 +1,10 @@
 // Checks the per-token row passes of logits-capture.cpp against plain reference loops on rows built to
 // hit their edge cases: every size from 1 to 70 (tails of the 16-entry blocks) and real vocabulary sizes,
 // ties (the first largest entry wins), the maximum first or last, all-equal rows, signed zeros, NaN and
-// ±inf. test/native/row-scan.test.ts compiles it twice: as shipped (the AVX2 clone on such a CPU) and
+// ±inf; summarizeRow (the same and the log-sum-exp in one pass) likewise; and topKDense against a sort of the same rows (without NaN, which its callers rule out), plain and
+// with most entries -inf, for k around the block size, the block count and the row size. test/native/row-scan.test.ts compiles it twice: as shipped (the AVX2 clone on such a CPU) and
 // with the clones removed (the portable code). Prints "cases=N fails=F".
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -33,6 +35,47 @@ static double referenceLogSumExp(const std::vector<float>& row) {
   return maximum + std::log(sum);
 }
 
+// The entries topKDense ranks, best first: -inf never counts, ties go to the lower id.
+static std::vector<std::pair<float, int32_t>> referenceRanking(const std::vector<float>& row) {
+  std::vector<std::pair<float, int32_t>> entries;
+  for (size_t index = 0; index < row.size(); index++)
+    if (row[index] != -INFINITY) entries.emplace_back(row[index], static_cast<int32_t>(index));
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return entries;
+}
+
+// topKDense on a row (never NaN: its callers check the row first) for k around its block size (32), the
+// number of blocks and the row's size, and again with most entries -inf (a processed row after a cut).
+// Fewer than k ranked entries pad with -1 / -inf.
+static int checkTopK(std::vector<float> row, std::mt19937& random, int& cases) {
+  int fails = 0;
+  const int size = static_cast<int>(row.size());
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (float& value : row)
+        if (random() % 10 != 0) value = -INFINITY;
+    }
+    const auto ranking = referenceRanking(row);
+    for (int k : {1, 2, 20, 31, 32, 33, size / 32, size / 32 + 1, size, size + 3}) {
+      if (k < 1) continue;
+      cases++;
+      TopKCapture got;
+      topKDense(row.data(), size, k, got);
+      std::vector<int32_t> ids(static_cast<size_t>(k), -1);
+      std::vector<float> logits(static_cast<size_t>(k), -INFINITY);
+      for (size_t index = 0; index < ranking.size() && index < static_cast<size_t>(k); index++) {
+        ids[index] = ranking[index].second;
+        logits[index] = ranking[index].first;
+      }
+      if (got.ids != ids || got.logits != logits) {
+        fails++;
+        if (fails <= 10) std::printf("TOPK FAIL size=%d k=%d pass=%d\n", size, k, pass);
+      }
+    }
+  }
+  return fails;
+}
+
 int main() {
   std::mt19937 random(7);
   std::normal_distribution<float> normal(0, 3);
@@ -41,6 +84,10 @@ int main() {
   for (int size : {354, 355, 1000, 32000, 32001, 32003, 151936}) sizes.push_back(size);
   int cases = 0;
   int fails = 0;
+  int topKCases = 0;
+  int topKFails = 0;
+  int summaryCases = 0;
+  int summaryFails = 0;
   for (int size : sizes) {
     for (int trial = 0; trial < 40; trial++) {
       std::vector<float> row(static_cast<size_t>(size));
@@ -63,6 +110,30 @@ int main() {
         if (size > 2) row[2] = 0.0f;
       }
       cases++;
+      // summarizeRow: scanRow and the log-sum-exp in one pass, and block maxima topKDense can use.
+      std::vector<float> blockMaxima;
+      const RowSummary summary = summarizeRow(row.data(), size, blockMaxima);
+      {
+        const bool finiteRow = referenceFinite(row);
+        bool ok = summary.finite == finiteRow && blockMaxima.size() == static_cast<size_t>(size / 32);
+        if (ok && finiteRow) {
+          const int expected = referenceArgMax(row);
+          const double reference = referenceLogSumExp(row);
+          ok = summary.argmax == expected && summary.maximum == row[static_cast<size_t>(expected)] &&
+               std::fabs(summary.logSumExp - reference) <= 1e-5 * std::max(1.0, std::fabs(reference));
+          TopKCapture fromMaxima;
+          topKDense(row.data(), size, 20, fromMaxima, &blockMaxima);
+          TopKCapture alone;
+          topKDense(row.data(), size, 20, alone);
+          ok = ok && fromMaxima.ids == alone.ids && fromMaxima.logits == alone.logits;
+        }
+        summaryCases++;
+        if (!ok) {
+          summaryFails++;
+          if (summaryFails <= 10) std::printf("SUMMARY FAIL size=%d kind=%d finite=%d/%d argmax=%d\n", size, kind, summary.finite, finiteRow, summary.argmax);
+        }
+      }
+      if (kind != 5 && trial < (size < 354 ? 20 : 10)) topKFails += checkTopK(row, random, topKCases);
       const RowScan scan = scanRow(row.data(), size);
       const bool finite = referenceFinite(row);
       bool ok = scan.finite == finite && allFinite(row.data(), size) == finite;
@@ -80,6 +151,7 @@ int main() {
       }
     }
   }
-  std::printf("cases=%d fails=%d\n", cases, fails);
-  return fails == 0 ? 0 : 1;
+  std::printf("cases=%d fails=%d topk_cases=%d topk_fails=%d summary_cases=%d summary_fails=%d\n", cases, fails,
+              topKCases, topKFails, summaryCases, summaryFails);
+  return fails == 0 && topKFails == 0 && summaryFails == 0 ? 0 : 1;
 }
