@@ -1,0 +1,64 @@
+// The per-token row passes of native/src/logits-capture.cpp, timed on real logits rows: 32 raw rows of a
+// greedy generation are captured in full through the addon, then benchmarks/row-passes/row-passes.cpp is
+// compiled against logits-capture.cpp (g++ -O3, as the addon: its load-time clone choice included) and
+// times scanRow, summarizeRow and topKDense on them. Run after `npm run build`:
+//   node benchmarks/row-passes.mjs [--model tiny] [--repetitions 4000]
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
+import { resolveModel } from "../dist/gguf/default-model.js";
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string", default: "tiny" },
+    repetitions: { type: "string", default: "4000" },
+  },
+});
+const root = resolve(import.meta.dirname, "..");
+const cache = join(root, "native", ".cache");
+const extracted = readdirSync(cache).find((name) => existsSync(join(cache, name, "include", "llama.h")));
+if (extracted === undefined) throw new Error(`no llama.cpp headers in ${cache}: run npm run build:native`);
+const folder = mkdtempSync(join(tmpdir(), "tessera-row-passes-"));
+try {
+  const model = await loadLlamaModel(await resolveModel(values.model));
+  const context = await model.createContext({
+    contextSize: 256,
+    threads: 1,
+    flashAttention: "off",
+    sequences: 1,
+  });
+  const stream = context.generate(model.tokenize("Once upon a time there was a river stone garden"), {
+    maxTokens: 32,
+    temperature: 0,
+    ignoreEos: true,
+    rawLogits: "full",
+  });
+  const rows = [];
+  for await (const batch of stream.batches()) {
+    for (const event of batch.events) rows.push(Buffer.from(event.rawLogits.full.slice().buffer));
+  }
+  await stream.result;
+  context.dispose();
+  const rowsPath = join(folder, "rows.bin");
+  writeFileSync(rowsPath, Buffer.concat(rows));
+  const binary = join(folder, "row-passes");
+  execFileSync("g++", [
+    "-std=gnu++17",
+    "-O3",
+    `-I${join(root, "native", "src")}`,
+    `-I${join(cache, extracted, "include")}`,
+    `-I${join(cache, extracted, "ggml", "include")}`,
+    join(root, "benchmarks", "row-passes", "row-passes.cpp"),
+    join(root, "native", "src", "logits-capture.cpp"),
+    "-o",
+    binary,
+  ]);
+  process.stdout.write(
+    execFileSync(binary, [rowsPath, String(model.vocabSize), values.repetitions], { encoding: "utf8" }),
+  );
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}

@@ -1,0 +1,135 @@
+// First token of `tessera serve` and llama-server on /v1/completions when each is busy and when each sits
+// idle between requests: a request that arrives to a sleeping process pays for waking it (threads, caches,
+// a halted virtual CPU), and a server whose request path runs more code pays more. `bench ttfb` alternates
+// its rows request by request, so every request there arrives to an idle server; this separates the two.
+//
+// Each round sends --requests streamed requests to one server, then to the other (the order alternates
+// between rounds), with --gaps milliseconds of idle time before each request; the first --skip requests of
+// a block are not counted. Figures are the median first token (from the fetch call to the first text) per
+// server and gap, and the median of the per-round ratios (tessera ÷ llama-server). Run after `npm run build`
+// and `npm run bench:peers`:
+//   node benchmarks/serve-idle-gap.mjs [--model tiny] [--gaps 0,3,10] [--rounds 6] [--requests 40]
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { findPeerBinary } from "../dist/bench/peer-binaries.js";
+import { freePort, ServerProcess } from "../dist/bench/server-process.js";
+import { resolveModel } from "../dist/gguf/default-model.js";
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string", default: "tiny" },
+    gaps: { type: "string", default: "0,3,10" },
+    rounds: { type: "string", default: "6" },
+    requests: { type: "string", default: "40" },
+    skip: { type: "string", default: "5" },
+    threads: { type: "string", default: "1" },
+  },
+});
+const llamaServer = findPeerBinary("llama-server");
+if (llamaServer === null) throw new Error("no llama-server: run npm run bench:peers first");
+const modelPath = await resolveModel(values.model);
+const threads = values.threads;
+const contextSize = "512";
+
+const servers = [];
+async function start(name, command, args, env) {
+  const port = await freePort();
+  const process = await ServerProcess.start({
+    name,
+    command,
+    args: args(port),
+    readyUrl: `http://127.0.0.1:${port}/health`,
+    ...(env && { env }),
+  });
+  servers.push(process);
+  return { name, base: `http://127.0.0.1:${port}` };
+}
+const tessera = await start("tessera serve", process.execPath, (port) => [
+  resolve("dist/cli/main.js"),
+  "serve",
+  ...["--model", modelPath, "--port", String(port), "--threads", threads],
+  ...["--context-size", contextSize, "--parallel", "1", "--alias", "local", "--flash-attn", "off"],
+]);
+const peer = await start("llama-server", llamaServer, (port) => [
+  ...["-m", modelPath, "--host", "127.0.0.1", "--port", String(port)],
+  ...["-t", threads, "-c", contextSize, "-np", "1", "-fa", "off", "--no-webui"],
+]);
+// Both continue bare text and ignore end-of-sequence; llama-server must not reuse the last prompt's cells.
+const bodies = new Map([
+  [tessera.name, { ignore_eos: true }],
+  [peer.name, { ignore_eos: true, cache_prompt: false }],
+]);
+
+const words = "river stone garden letter window morning table bridge cloud forest".split(" ");
+let promptNumber = 0;
+async function firstToken(server) {
+  promptNumber++;
+  const prompt = `${Array.from({ length: 12 }, (_, j) => words[(promptNumber * 7 + j * 3) % words.length]).join(" ")} ${promptNumber}`;
+  const startedAt = performance.now();
+  const response = await fetch(`${server.base}/v1/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "local",
+      prompt,
+      max_tokens: 16,
+      temperature: 0,
+      stream: true,
+      ...bodies.get(server.name),
+    }),
+  });
+  if (!response.ok) throw new Error(`${server.name}: HTTP ${response.status} ${await response.text()}`);
+  let first = null;
+  const decoder = new TextDecoder();
+  for await (const bytes of response.body) {
+    if (first === null && /"text":"[^"]/.test(decoder.decode(bytes, { stream: true }))) {
+      first = performance.now() - startedAt;
+    }
+  }
+  if (first === null) throw new Error(`${server.name}: no text in the stream`);
+  return first;
+}
+
+const median = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+try {
+  console.log(
+    `${values.model}, ${threads} thread(s), ${values.rounds} rounds of ${values.requests} requests per server and gap (first ${values.skip} of each block not counted)`,
+  );
+  console.log(
+    "| idle gap ms | tessera serve ms | llama-server ms | tessera ÷ llama-server (per-round range) |",
+  );
+  console.log("|---:|---:|---:|---:|");
+  for (const gap of values.gaps.split(",").map(Number)) {
+    const times = new Map([
+      [tessera.name, []],
+      [peer.name, []],
+    ]);
+    const ratios = [];
+    for (let round = 0; round < Number(values.rounds); round++) {
+      const order = round % 2 === 0 ? [tessera, peer] : [peer, tessera];
+      const roundMedians = new Map();
+      for (const server of order) {
+        const block = [];
+        for (let request = 0; request < Number(values.requests); request++) {
+          if (gap > 0) await sleep(gap);
+          const ms = await firstToken(server);
+          if (request >= Number(values.skip)) block.push(ms);
+        }
+        times.get(server.name).push(...block);
+        roundMedians.set(server.name, median(block));
+      }
+      ratios.push(roundMedians.get(tessera.name) / roundMedians.get(peer.name));
+    }
+    console.log(
+      `| ${gap} | ${median(times.get(tessera.name)).toFixed(2)} | ${median(times.get(peer.name)).toFixed(2)} | ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
+    );
+  }
+} finally {
+  for (const server of servers) await server.stop();
+}
