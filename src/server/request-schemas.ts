@@ -109,9 +109,29 @@ export const chatCompletionRequestSchema = z.object({
 });
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 
+// OpenAI also takes token ids (an array of integers, or of such arrays) and several prompts at once; here
+// one prompt of text, as a string or an array holding one string, read as that string.
+const promptSchema = z
+  .union([z.string(), z.array(z.unknown())], "a string of text, or an array holding one string")
+  .superRefine((value, context) => {
+    if (typeof value === "string") return;
+    if (value.some((item) => typeof item !== "string")) {
+      context.addIssue({ code: "custom", message: "token ids are not supported as a prompt: send the text" });
+    } else if (value.length !== 1) {
+      context.addIssue({
+        code: "custom",
+        message: "only one prompt per request is supported: send one string",
+      });
+    }
+  })
+  .transform((value) => (typeof value === "string" ? value : (value[0] as string)));
+
 export const completionRequestSchema = z.object({
   ...samplingShape,
-  prompt: z.union([z.string(), z.array(z.string()).length(1, "only one prompt per request is supported")]),
+  prompt: promptSchema,
+  // Insertion (text to follow the completion) is not supported: refused rather than ignored, since a client
+  // that sends it expects the completion to lead into it. null is what clients send for "none".
+  suffix: z.null("suffix (insertion after the completion) is not supported: leave it out or null").optional(),
   logprobs: z.number().int().min(0).max(20).nullable().optional(),
   echo: z.boolean().nullable().optional(),
 });

@@ -264,3 +264,51 @@ describe("fields OpenAI requires or limits", () => {
     expect(answer.body.error.message).toMatch(/4/);
   });
 });
+
+describe("the legacy completions prompt", () => {
+  it("names prompt, and says what to send, for token-id and multiple prompts", async () => {
+    const { server } = await serve(["unused"]);
+    const url = server.url;
+    const tokenIds = await post(
+      `${url}/v1/completions`,
+      JSON.stringify({ model: "scripted-model", prompt: [1, 2, 3] }),
+    );
+    expect(tokenIds.status).toBe(400);
+    expect(tokenIds.body.error.param).toBe("prompt");
+    expect(tokenIds.body.error.message).toMatch(/token ids/);
+    expect(tokenIds.body.error.message).toMatch(/text/);
+    const nested = await post(
+      `${url}/v1/completions`,
+      JSON.stringify({ model: "scripted-model", prompt: [[1, 2]] }),
+    );
+    expect(nested.status).toBe(400);
+    expect(nested.body.error.param).toBe("prompt");
+    expect(nested.body.error.message).toMatch(/token ids/);
+    const two = await post(
+      `${url}/v1/completions`,
+      JSON.stringify({ model: "scripted-model", prompt: ["a", "b"] }),
+    );
+    expect(two.status).toBe(400);
+    expect(two.body.error.param).toBe("prompt");
+    expect(two.body.error.message).toMatch(/one prompt per request/);
+    expectHttpTerms(tokenIds.body);
+  });
+
+  it("refuses suffix (insertion) instead of ignoring it, and takes a null one", async () => {
+    const { server } = await serve(["Hi", "Hi"]);
+    const url = server.url;
+    const refused = await post(
+      `${url}/v1/completions`,
+      JSON.stringify({ model: "scripted-model", prompt: "def f(", suffix: "return x" }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.param).toBe("suffix");
+    expect(refused.body.error.message).toMatch(/not supported/);
+    const nullSuffix = await fetch(`${url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "scripted-model", prompt: "Once", suffix: null }),
+    });
+    expect(nullSuffix.status).toBe(200);
+  });
+});

@@ -18,7 +18,7 @@ export function registerCompletionsRoute(
   app.post("/v1/completions", async (request, reply) => {
     const body = parseBody(completionRequestSchema, request.body);
     checkRequestedModel(body.model, dependencies.servedModels);
-    const prompt = typeof body.prompt === "string" ? body.prompt : body.prompt[0]!;
+    const prompt = body.prompt;
     const modelOptions = samplingToModelOptions(body);
     // OpenAI's legacy completions continue the prompt as text: no chat template where the backend can
     // skip it (the local one). A backend without it answers as it can: OpenAIBackend sends a chat request,
