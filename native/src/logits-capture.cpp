@@ -132,13 +132,16 @@ class TopKHeap {
 
 float logSumExpDense(const float* row, int32_t size) { return logSumExpWithMaximum(row, size, maximumOf(row, size)); }
 
-// 2^t for t <= 0 (t = (x - maximum) log2 e, scaled in one fused multiply-add), eight lanes: fewer
-// operations than exponentOfNonPositiveLanes, which this pass is bound by (it issues one floating-point
-// operation per cycle per port, nothing waits on memory). Rounding by the 1.5 × 2^23 trick leaves round(t)
-// in the low mantissa bits, so shifting those bits into the exponent field builds 2^round(t) without a
-// conversion; the degree-5 polynomial for 2^f, f in [-0.5, 0.5], has a relative error of ~2.3e-7
-// (~4e-7 in single precision). Inputs below -125 (-inf included) give ~2^-125 instead of 0, which no sum
-// over a vocabulary can notice. 10.0 → 8.2 µs on a 32k row here (docs/native.md).
+// 2^t for t <= 0, eight lanes: fewer operations than exponentOfNonPositiveLanes, which these passes are
+// bound by (they issue floating-point operations on every port each cycle; nothing waits on memory).
+// Rounding by the 1.5 × 2^23 trick leaves round(t) in the low mantissa bits, so shifting those bits into the
+// exponent field builds 2^round(t) without a conversion; the degree-5 polynomial for 2^f, f in
+// [-0.5, 0.5], has a relative error of ~2.3e-7 (~4e-7 in single precision). Inputs below -125 (-inf
+// included) give ~2^-125 instead of 0, which no sum over a vocabulary can notice. t must not be positive:
+// callers form it as (x - maximum) × log2 e, never as x × log2 e - maximum × log2 e in one fused
+// multiply-add, whose rounding error made t for the maximum itself positive, above 127 once the logits
+// reached ~1.5e9 (the exponent bits then spilled into the sign: inf or NaN sums on finite rows), and whose
+// offset overflowed for a block at -3e38.
 __attribute__((always_inline)) inline void exponent2OfNonPositiveLanes(const Float8& input, Float8& out) {
   const Float8 lowest = Float8{} - 125.0f;
   const Float8 t = input < lowest ? lowest : input;
@@ -160,7 +163,6 @@ __attribute__((always_inline)) inline void exponent2OfNonPositiveLanes(const Flo
 TESSERA_ROW_PASS float logSumExpWithMaximum(const float* row, int32_t size, float maximum) {
   if (maximum == negativeInfinity) return negativeInfinity;
   constexpr float log2e = 1.44269504088896341f;
-  const float offset = -maximum * log2e;
   Float8 first = {};
   Float8 second = {};
   int32_t index = 0;
@@ -170,9 +172,9 @@ TESSERA_ROW_PASS float logSumExpWithMaximum(const float* row, int32_t size, floa
     std::memcpy(&a, row + index, sizeof(a));
     std::memcpy(&b, row + index + 8, sizeof(b));
     Float8 exponentials;
-    exponent2OfNonPositiveLanes(a * log2e + offset, exponentials);
+    exponent2OfNonPositiveLanes((a - maximum) * log2e, exponentials);
     first += exponentials;
-    exponent2OfNonPositiveLanes(b * log2e + offset, exponentials);
+    exponent2OfNonPositiveLanes((b - maximum) * log2e, exponentials);
     second += exponentials;
   }
   double sum = 0;
@@ -259,7 +261,6 @@ TESSERA_ROW_PASS RowSummary summarizeRow(const float* row, int32_t size, std::ve
   // The sums are of exp(x - running) for the running maximum so far: a block that raises it first scales
   // them by exp(old - new), which happens a handful of times per row (each new record), not per block.
   float running = negativeInfinity;
-  float offset = 0.0f;  // -running × log2 e
   for (int32_t at = 0; at < blocks; at++) {
     Float8 a;
     Float8 b;
@@ -278,16 +279,15 @@ TESSERA_ROW_PASS RowSummary summarizeRow(const float* row, int32_t size, std::ve
       sumA *= scale;
       sumB *= scale;
       running = maximum;
-      offset = -running * log2e;
     }
     Float8 exponentials;
-    exponent2OfNonPositiveLanes(a * log2e + offset, exponentials);
+    exponent2OfNonPositiveLanes((a - running) * log2e, exponentials);
     sumA += exponentials;
-    exponent2OfNonPositiveLanes(b * log2e + offset, exponentials);
+    exponent2OfNonPositiveLanes((b - running) * log2e, exponentials);
     sumB += exponentials;
-    exponent2OfNonPositiveLanes(c * log2e + offset, exponentials);
+    exponent2OfNonPositiveLanes((c - running) * log2e, exponentials);
     sumA += exponentials;
-    exponent2OfNonPositiveLanes(d * log2e + offset, exponentials);
+    exponent2OfNonPositiveLanes((d - running) * log2e, exponentials);
     sumB += exponentials;
   }
   const Float8 checks = (checkA + checkB) + (checkC + checkD);

@@ -1,9 +1,11 @@
-// Checks the per-token row passes of logits-capture.cpp against plain reference loops on rows built to
-// hit their edge cases: every size from 1 to 70 (tails of the 16-entry blocks) and real vocabulary sizes,
-// ties (the first largest entry wins), the maximum first or last, all-equal rows, signed zeros, NaN and
-// ±inf; summarizeRow (the same and the log-sum-exp in one pass) likewise; and topKDense against a sort of the same rows (without NaN, which its callers rule out), plain and
-// with most entries -inf, for k around the block size, the block count and the row size. test/native/row-scan.test.ts compiles it twice: as shipped (the AVX2 clone on such a CPU) and
-// with the clones removed (the portable code). Prints "cases=N fails=F".
+// Checks the per-token row passes of logits-capture.cpp against plain reference loops:
+// - scanRow and summarizeRow on rows built to hit their edge cases: every size from 1 to 70 (tails of the
+//   32-entry blocks) and real vocabulary sizes, ties (the first largest entry wins), the maximum first or
+//   last, all-equal rows, signed zeros, NaN and ±inf, and huge finite logits (summarizeRow's log-sum-exp);
+// - topKDense against a sort of the same rows (without NaN, which its callers rule out), plain and with most
+//   entries -inf, for k around the block size, the block count and the row size.
+// test/native/row-scan.test.ts compiles it as shipped (the clone the CPU gets), with the clones removed
+// (the portable code) and as the x86-64-v3 clone alone. Prints the case and failure counts.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -148,6 +150,41 @@ int main() {
       if (!ok) {
         fails++;
         if (fails <= 10) std::printf("FAIL size=%d kind=%d finite=%d/%d argmax=%d\n", size, kind, scan.finite, finite, scan.argmax);
+      }
+    }
+  }
+  // Huge finite logits (a broken but finite model): the log-sum-exp stays finite and right. A fused
+  // multiply-add form of (x - maximum) × log2 e gave inf or NaN from ~1.5e9 on, and NaN for a block at -3e38.
+  for (int size : {40, 354, 32000, 32001}) {
+    for (int trial = 0; trial < 8; trial++) {
+      std::vector<float> row(static_cast<size_t>(size));
+      for (float& value : row) value = normal(random);
+      if (trial == 0) {
+        for (float& value : row) value = 0.0f;
+        row[static_cast<size_t>(size / 3)] = 1.60322714e9f;
+      } else if (trial == 1) {
+        for (float& value : row) value = 0.0f;
+        for (int index = 0; index < 32 && index < size; index++) row[static_cast<size_t>(index)] = -3e38f;
+      } else if (trial == 2) {
+        for (float& value : row) value = -3e38f;
+        row[static_cast<size_t>(size - 1)] = 3e38f;
+      } else {
+        const float scale = trial == 3 ? 1e9f : trial == 4 ? 1e10f : trial == 5 ? 1e20f : trial == 6 ? 1e30f : 1e37f;
+        for (float& value : row) value *= scale;
+      }
+      const double reference = referenceLogSumExp(row);
+      const double tolerance = 1e-5 * std::max(1.0, std::fabs(reference));
+      std::vector<float> blockMaxima;
+      const RowSummary summary = summarizeRow(row.data(), size, blockMaxima);
+      const RowScan scan = scanRow(row.data(), size);
+      const double alone = logSumExpWithMaximum(row.data(), size, scan.maximum);
+      summaryCases++;
+      if (!summary.finite || !(std::fabs(summary.logSumExp - reference) <= tolerance) ||
+          !(std::fabs(alone - reference) <= tolerance)) {
+        summaryFails++;
+        if (summaryFails <= 10)
+          std::printf("HUGE FAIL size=%d trial=%d summary=%g alone=%g reference=%g\n", size, trial,
+                      static_cast<double>(summary.logSumExp), alone, reference);
       }
     }
   }
