@@ -5,10 +5,11 @@
 //
 // Each round sends --requests streamed requests to one server, then to the other (the order alternates
 // between rounds), with --gaps milliseconds of idle time before each request; the first --skip requests of
-// a block are not counted. Figures are the median first token (from the fetch call to the first text) per
+// a block are not counted. A last row alternates the servers request by request, with no gap, as
+// `bench ttfb` does: each request then arrives after the other server's. Figures are the median first token (from the fetch call to the first text) per
 // server and gap, and the median of the per-round ratios (tessera ÷ llama-server). Run after `npm run build`
 // and `npm run bench:peers`:
-//   node benchmarks/serve-idle-gap.mjs [--model tiny] [--gaps 0,3,10] [--rounds 6] [--requests 40]
+//   node benchmarks/serve-idle-gap.mjs [--model tiny] [--gaps 0,3,10] [--rounds 6] [--requests 40] [--max-tokens 32]
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { findPeerBinary } from "../dist/bench/peer-binaries.js";
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     requests: { type: "string", default: "40" },
     skip: { type: "string", default: "5" },
     threads: { type: "string", default: "1" },
+    "max-tokens": { type: "string", default: "32" },
   },
 });
 const llamaServer = findPeerBinary("llama-server");
@@ -63,16 +65,25 @@ const bodies = new Map([
 const words = "river stone garden letter window morning table bridge cloud forest".split(" ");
 let promptNumber = 0;
 async function firstToken(server) {
+  try {
+    return await timeFirstToken(server);
+  } catch (error) {
+    throw new Error(`${server.name}: ${error.message} (${error.cause?.message ?? "no cause"})`);
+  }
+}
+
+async function timeFirstToken(server) {
   promptNumber++;
   const prompt = `${Array.from({ length: 12 }, (_, j) => words[(promptNumber * 7 + j * 3) % words.length]).join(" ")} ${promptNumber}`;
   const startedAt = performance.now();
   const response = await fetch(`${server.base}/v1/completions`, {
+    signal: AbortSignal.timeout(30_000),
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       model: "local",
       prompt,
-      max_tokens: 16,
+      max_tokens: Number(values["max-tokens"]),
       temperature: 0,
       stream: true,
       ...bodies.get(server.name),
@@ -99,7 +110,7 @@ const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 try {
   console.log(
-    `${values.model}, ${threads} thread(s), ${values.rounds} rounds of ${values.requests} requests per server and gap (first ${values.skip} of each block not counted)`,
+    `${values.model}, ${threads} thread(s), ${values["max-tokens"]} tokens per request, ${values.rounds} rounds of ${values.requests} requests per server and gap (first ${values.skip} of each block not counted); ${new Date().toISOString()}`,
   );
   console.log(
     "| idle gap ms | tessera serve ms | llama-server ms | tessera ÷ llama-server (per-round range) |",
@@ -130,6 +141,30 @@ try {
       `| ${gap} | ${median(times.get(tessera.name)).toFixed(2)} | ${median(times.get(peer.name)).toFixed(2)} | ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
     );
   }
+  // Request by request: the other server ran in between.
+  const times = new Map([
+    [tessera.name, []],
+    [peer.name, []],
+  ]);
+  const ratios = [];
+  for (let round = 0; round < Number(values.rounds); round++) {
+    const block = new Map([
+      [tessera.name, []],
+      [peer.name, []],
+    ]);
+    for (let request = 0; request < Number(values.requests); request++) {
+      const order = request % 2 === 0 ? [tessera, peer] : [peer, tessera];
+      for (const server of order) {
+        const ms = await firstToken(server);
+        if (request >= Number(values.skip)) block.get(server.name).push(ms);
+      }
+    }
+    for (const [name, list] of block) times.get(name).push(...list);
+    ratios.push(median(block.get(tessera.name)) / median(block.get(peer.name)));
+  }
+  console.log(
+    `| alternating request by request, 0 | ${median(times.get(tessera.name)).toFixed(2)} | ${median(times.get(peer.name)).toFixed(2)} | ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
+  );
 } finally {
   for (const server of servers) await server.stop();
 }
