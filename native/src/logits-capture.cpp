@@ -10,9 +10,9 @@
 // The row passes run on every generated token. On x86-64 Linux with GCC they are also compiled for
 // x86-64-v3 (AVX2 + FMA: fused multiply-adds in the polynomial) and x86-64-v4 (AVX-512: the same eight-lane
 // code with 32 registers and mask compares), one chosen at load time through an ifunc. On a 32k row here the
-// log-sum-exp went ~35 → ~18 µs with the v3 clone, and the fused scan and log-sum-exp 10.7 → 9.1 µs with the
-// v4 one (docs/native.md). Sixteen-lane vectors in the v4 clone were slower (11.6 µs). Elsewhere the portable
-// code is all there is.
+// scan and log-sum-exp went 35-38 → 19-20 µs with the v3 clone (docs/benchmarks.md), and summarizeRow
+// 10.7 → 9.1 µs with the v4 one (docs/native.md). Sixteen-lane vectors in the v4 clone were slower
+// (11.6 µs). Elsewhere the portable code is all there is.
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
 #define TESSERA_ROW_PASS __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
