@@ -1,5 +1,6 @@
 #include "addon-model.h"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <string>
@@ -13,6 +14,28 @@
 
 namespace tessera {
 namespace {
+
+// The longest token's text in bytes, special tokens rendered: what bounds a prompt's token count from its
+// byte length without tokenizing it (LlamaModel.longestTokenBytes). A pass over the whole vocabulary,
+// done here on the load worker (~10 ms for 128k tokens) rather than by JavaScript on the first long
+// prompt, which paid 77 ms for it on the 1B model's first request. 0 when llama.cpp throws on some token
+// (a broken vocabulary): the model still loads, and JavaScript finds the length itself, with typed errors.
+int32_t longestPieceBytes(const llama_model* model) {
+  try {
+    const llama_vocab* vocab = llama_model_get_vocab(model);
+    const int32_t count = llama_vocab_n_tokens(vocab);
+    char buffer[256];
+    int32_t longest = 1;
+    for (llama_token token = 0; token < count; token++) {
+      const int32_t length = llama_token_to_piece(vocab, token, buffer, sizeof(buffer), 0, true);
+      // A negative length is the size a piece longer than the buffer needs.
+      longest = std::max(longest, length < 0 ? -length : length);
+    }
+    return longest;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 class LoadModelWorker : public Napi::AsyncWorker {
  public:
@@ -49,7 +72,9 @@ class LoadModelWorker : public Napi::AsyncWorker {
         const std::string details = takeRecentErrors();
         failure_ = "llama.cpp could not load " + path_ + (details.empty() ? std::string() : ": " + details);
       }
+      return;
     }
+    longestPieceBytes_ = longestPieceBytes(model_);
   }
 
   ~LoadModelWorker() override {
@@ -66,7 +91,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
         return;
       }
       Napi::Object object = addonData(env).modelConstructor.New({});
-      AddonModel::Unwrap(object)->attach(model_);
+      AddonModel::Unwrap(object)->attach(model_, longestPieceBytes_);
       model_ = nullptr;
       deferred_.Resolve(object);
     });
@@ -115,6 +140,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
   Napi::ThreadSafeFunction progress_;
   bool hasProgress_ = false;
   llama_model* model_ = nullptr;
+  int32_t longestPieceBytes_ = 0;
   std::string code_ = "ERR_MODEL_LOAD";
   std::string failure_;
 };
@@ -166,6 +192,7 @@ Napi::Function AddonModel::Define(Napi::Env env) {
                          InstanceMethod("tokenize", &AddonModel::Tokenize),
                          InstanceMethod("detokenize", &AddonModel::Detokenize),
                          InstanceMethod("tokenToPiece", &AddonModel::TokenToPiece),
+                         InstanceMethod("longestPieceBytes", &AddonModel::LongestPieceBytes),
                          InstanceMethod("getMetadata", &AddonModel::GetMetadata),
                          InstanceMethod("createContext", &AddonModel::CreateContext),
                          InstanceMethod("dispose", &AddonModel::Dispose),
@@ -205,11 +232,17 @@ AddonModel::~AddonModel() {
   // running context; the last owner frees them.
 }
 
-void AddonModel::attach(llama_model* model) {
+void AddonModel::attach(llama_model* model, int32_t longestPieceBytes) {
   handle_ = std::make_shared<ModelHandle>();
   handle_->model = model;
   handle_->vocab = llama_model_get_vocab(model);
   handle_->vocabSize = llama_vocab_n_tokens(handle_->vocab);
+  handle_->longestPieceBytes = longestPieceBytes;
+}
+
+Napi::Value AddonModel::LongestPieceBytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Napi::Number::New(env, requireLoaded(env).longestPieceBytes);
 }
 
 ModelHandle& AddonModel::requireLoaded(Napi::Env env) {

@@ -17,7 +17,7 @@ class AddonModel : public Napi::ObjectWrap<AddonModel> {
   explicit AddonModel(const Napi::CallbackInfo& info);
   ~AddonModel() override;
 
-  void attach(llama_model* model);
+  void attach(llama_model* model, int32_t longestPieceBytes);
   const std::shared_ptr<ModelHandle>& handle() const { return handle_; }
   ModelHandle& requireLoaded(Napi::Env env);
 
@@ -25,6 +25,7 @@ class AddonModel : public Napi::ObjectWrap<AddonModel> {
   Napi::Value Tokenize(const Napi::CallbackInfo& info);
   Napi::Value Detokenize(const Napi::CallbackInfo& info);
   Napi::Value TokenToPiece(const Napi::CallbackInfo& info);
+  Napi::Value LongestPieceBytes(const Napi::CallbackInfo& info);
   Napi::Value GetMetadata(const Napi::CallbackInfo& info);
   static Napi::Value metadataObject(Napi::Env env, const ModelHandle& handle);
   Napi::Value CreateContext(const Napi::CallbackInfo& info);

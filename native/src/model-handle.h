@@ -17,6 +17,9 @@ struct ModelHandle {
   llama_model* model = nullptr;
   const llama_vocab* vocab = nullptr;
   int32_t vocabSize = 0;
+  // The longest token's text in bytes (special tokens rendered), found by the load worker: 0 when that scan
+  // failed (a broken vocabulary), and JavaScript then finds it itself. See longestPieceBytes().
+  int32_t longestPieceBytes = 0;
 
   std::atomic<bool> disposed{false};  // set on the JavaScript thread, read by creation workers
   int32_t pendingContexts = 0;        // [JavaScript thread] creations queued and not yet settled

@@ -20,5 +20,6 @@ describe("C++ exceptions from llama.cpp", () => {
     // Calls that do not reach the failing lookup keep working on the same model.
     expect(results.detokenize).toMatchObject({ ok: true });
     expect(results.tokenToPiece).toMatchObject({ ok: true, length: 1 });
+    expect(results.longestPieceBytes).toMatchObject({ ok: true });
   });
 });

@@ -79,6 +79,8 @@ export interface NativeModel {
   tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): Int32Array;
   detokenize(tokens: Int32Array, removeSpecial: boolean, unparseSpecial: boolean): string;
   tokenToPiece(token: number, special: boolean): Uint8Array;
+  /** The longest token's text in bytes (special tokens rendered), found at load; 0 when that scan failed. */
+  longestPieceBytes(): number;
   getMetadata(): NativeModelMetadata;
   createContext(options: NativeContextOptions): Promise<NativeContext>;
   /** Disposes every context of this model first (their generations end with "abort"). */

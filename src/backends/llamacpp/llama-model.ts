@@ -164,18 +164,23 @@ export class LlamaModel implements AsyncDisposable {
   #longestTokenBytes: number | undefined;
 
   /**
-   * The most UTF-8 bytes one token stands for (special tokens' text included), read from the vocabulary
-   * on first use (one call per token, once per model). A prompt of B bytes is then at least
-   * ceil(B / longestTokenBytes) tokens, a bound that needs no tokenizing.
+   * The most UTF-8 bytes one token stands for (special tokens' text included), found by the native load
+   * worker off the JavaScript thread (it cost the 1B model's first long prompt 77 ms when JavaScript
+   * scanned the vocabulary then). A prompt of B bytes is then at least ceil(B / longestTokenBytes) tokens,
+   * a bound that needs no tokenizing.
    */
   get longestTokenBytes(): number {
     this.#assertLoaded();
     if (this.#longestTokenBytes === undefined) {
-      let longest = 1;
-      for (let token = 0; token < this.vocabSize; token++) {
-        longest = Math.max(longest, this.#native.tokenToPiece(token, true).length);
+      // Found by the load worker; a vocabulary llama.cpp failed on there is scanned here, where a token that
+      // cannot be turned into text raises a typed error.
+      let longest = this.#native.longestPieceBytes();
+      if (longest === 0) {
+        for (let token = 0; token < this.vocabSize; token++) {
+          longest = Math.max(longest, this.#native.tokenToPiece(token, true).length);
+        }
       }
-      this.#longestTokenBytes = longest;
+      this.#longestTokenBytes = Math.max(longest, 1);
     }
     return this.#longestTokenBytes;
   }
