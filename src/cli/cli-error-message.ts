@@ -17,10 +17,12 @@ interface SystemError extends Error {
 }
 
 function contextOverflowMessage(error: ContextOverflowError, surface: CliSurface): string {
+  // A prompt refused from its byte length alone was not tokenized: its count is a lower bound.
+  const atLeast = error.promptTokensAtLeast ? "at least " : "";
   const needed =
     error.maxTokens === undefined
-      ? `the prompt has ${error.promptTokens} tokens`
-      : `the prompt has ${error.promptTokens} tokens and --max-tokens is ${error.maxTokens} (${error.promptTokens + error.maxTokens} in all)`;
+      ? `the prompt has ${atLeast}${error.promptTokens} tokens`
+      : `the prompt has ${atLeast}${error.promptTokens} tokens and --max-tokens is ${error.maxTokens} (${atLeast}${error.promptTokens + error.maxTokens} in all)`;
   const fixes =
     surface === "chat"
       ? "Raise --context-size, lower --max-tokens, keep fewer turns with --window, or type /reset to clear the history"

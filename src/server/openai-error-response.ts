@@ -147,7 +147,9 @@ function requestTermsMessage(error: TesseraError, promptField: "messages" | "pro
           `(${atLeast}${error.promptTokens + error.maxTokens} in all)`;
     const remedy = maxTokensOverflow(error)
       ? `Lower max_tokens to at most ${error.contextSize - error.promptTokens}.`
-      : `Shorten the ${promptField}, or lower max_tokens.`;
+      : error.maxTokens === undefined
+        ? `Shorten the ${promptField}.`
+        : `Shorten the ${promptField}, or lower max_tokens.`;
     return `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ${remedy}`;
   }
   if (UnsupportedInputError.isInstance(error)) {

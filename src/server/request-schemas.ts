@@ -110,18 +110,29 @@ export const chatCompletionRequestSchema = z.object({
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 
 // OpenAI also takes token ids (an array of integers, or of such arrays) and several prompts at once; here
-// one prompt of text, as a string or an array holding one string, read as that string.
+// one prompt of text, as a string or an array holding one string, read as that string. Each refusal says
+// what was sent and what to send instead.
+const isTokenIds = (item: unknown): boolean =>
+  Number.isInteger(item) || (Array.isArray(item) && item.length > 0 && item.every(Number.isInteger));
+
 const promptSchema = z
-  .union([z.string(), z.array(z.unknown())], "a string of text, or an array holding one string")
+  .union([z.string(), z.array(z.unknown())], {
+    error: (issue) =>
+      issue.input === undefined
+        ? "prompt is required: the text to continue, as a string (or an array holding one string)"
+        : "the prompt must be text: a string, or an array holding one string",
+  })
   .superRefine((value, context) => {
     if (typeof value === "string") return;
-    if (value.some((item) => typeof item !== "string")) {
-      context.addIssue({ code: "custom", message: "token ids are not supported as a prompt: send the text" });
+    const refuse = (message: string) => context.addIssue({ code: "custom", message });
+    if (value.length === 0) refuse("the prompt array is empty: send the text as a string");
+    else if (value.every(isTokenIds)) refuse("token ids are not supported as a prompt: send the text");
+    else if (!value.every((item) => typeof item === "string")) {
+      refuse(
+        "the prompt must be text: a string, or an array holding one string (this array holds other values)",
+      );
     } else if (value.length !== 1) {
-      context.addIssue({
-        code: "custom",
-        message: "only one prompt per request is supported: send one string",
-      });
+      refuse(`only one prompt per request is supported (this array holds ${value.length}): send one string`);
     }
   })
   .transform((value) => (typeof value === "string" ? value : (value[0] as string)));
@@ -131,7 +142,13 @@ export const completionRequestSchema = z.object({
   prompt: promptSchema,
   // Insertion (text to follow the completion) is not supported: refused rather than ignored, since a client
   // that sends it expects the completion to lead into it. null is what clients send for "none".
-  suffix: z.null("suffix (insertion after the completion) is not supported: leave it out or null").optional(),
+  // An empty suffix asks for no insertion, as null does.
+  suffix: z
+    .union([z.null(), z.literal("")], {
+      error:
+        "insertion after the completion is not supported: leave suffix out, or send null or an empty string",
+    })
+    .optional(),
   logprobs: z.number().int().min(0).max(20).nullable().optional(),
   echo: z.boolean().nullable().optional(),
 });

@@ -108,8 +108,14 @@ describe("tessera run errors are one line", () => {
     ["no prompt at all", ["run"], /^tessera: No prompt given/, ""],
     [
       "a prompt longer than the context",
-      ["run", "--threads", "1", "--context-size", "64", "word ".repeat(400)],
+      ["run", "--threads", "1", "--context-size", "64", "word ".repeat(100)],
       /^tessera: Context overflow: the prompt has \d+ tokens.*Nothing was decoded/,
+    ],
+    [
+      // Refused from its bytes before tokenizing: the count is a lower bound and says so.
+      "a prompt far longer than the context",
+      ["run", "--threads", "1", "--context-size", "64", "word ".repeat(400)],
+      /^tessera: Context overflow: the prompt has at least \d+ tokens.*Nothing was decoded/,
     ],
   ];
   for (const [name, args, pattern, input] of cases) {

@@ -142,5 +142,9 @@ describe("the server's answer to a library error", () => {
     // A prompt that fills the context alone is the messages' fault, whatever max_tokens is.
     expect(answer(new ContextOverflowError(64, 64, 1)).param).toBe("messages");
     expect(answer(new ContextOverflowError(90, 64)).param).toBe("messages");
+    // Without max_tokens, lowering it is no remedy.
+    expect(answer(new ContextOverflowError(90, 64)).message).toMatch(
+      /but the prompt is 90 tokens\. Shorten the messages\.$/,
+    );
   });
 });

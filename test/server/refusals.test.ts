@@ -294,6 +294,33 @@ describe("the legacy completions prompt", () => {
     expectHttpTerms(tokenIds.body);
   });
 
+  it("tells apart a missing prompt, an empty array and values that are not text", async () => {
+    const { server } = await serve(["unused"]);
+    const cases: Array<[unknown, RegExp]> = [
+      [undefined, /^prompt: prompt is required: the text to continue/],
+      [[], /the prompt array is empty: send the text as a string/],
+      [[null], /the prompt must be text.*holds other values/],
+      [[true], /the prompt must be text/],
+      [["a", 1], /the prompt must be text/],
+      [[1.5], /the prompt must be text/],
+      [[["a"]], /the prompt must be text/],
+      [{ a: 1 }, /the prompt must be text: a string, or an array holding one string$/],
+      [5, /the prompt must be text/],
+      [["a", "b", "c"], /only one prompt per request is supported \(this array holds 3\)/],
+    ];
+    for (const [prompt, message] of cases) {
+      const answer = await post(
+        `${server.url}/v1/completions`,
+        JSON.stringify({ model: "scripted-model", prompt }),
+      );
+      expect(answer.status, JSON.stringify(prompt)).toBe(400);
+      expect(answer.body.error.param).toBe("prompt");
+      expect(answer.body.error.message, JSON.stringify(prompt)).toMatch(message);
+      // Token ids are named only where token ids were sent.
+      expect(answer.body.error.message).not.toMatch(/token ids/);
+    }
+  });
+
   it("refuses suffix (insertion) instead of ignoring it, and takes a null one", async () => {
     const { server } = await serve(["Hi", "Hi"]);
     const url = server.url;
@@ -310,5 +337,18 @@ describe("the legacy completions prompt", () => {
       body: JSON.stringify({ model: "scripted-model", prompt: "Once", suffix: null }),
     });
     expect(nullSuffix.status).toBe(200);
+    // The field is named once, by param and at the start of the message.
+    expect(refused.body.error.message).toBe(
+      "suffix: insertion after the completion is not supported: leave suffix out, or send null or an empty string",
+    );
+  });
+
+  it("takes an empty suffix as no insertion", async () => {
+    const { server } = await serve(["Hi"]);
+    const answer = await post(
+      `${server.url}/v1/completions`,
+      JSON.stringify({ model: "scripted-model", prompt: "Once", suffix: "" }),
+    );
+    expect(answer.status).toBe(200);
   });
 });

@@ -115,7 +115,7 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
   const tokenizeEndedAt = performance.now();
   const tokenizeMs = tokenizeEndedAt - tokenizeStart;
   if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
-    throw new ContextOverflowError(tokens.length, limit, maxNewTokens);
+    throw new ContextOverflowError(tokens.length, limit, maxNewTokens, { maxTokensOption: "maxNewTokens" });
   }
   // A context window smaller than the context bounds the output too.
   const bounded =
@@ -154,11 +154,14 @@ function refuseSurelyTooLong(
 ): void {
   const vocabulary = loaded.model.metadata.values["tokenizer.ggml.model"];
   if (vocabulary !== "gpt2" && vocabulary !== "llama") return;
-  // A prompt of fewer characters than the limit is quick to tokenize: skip the bound (and the one-time
-  // vocabulary scan it needs) for the requests that are nearly all of them.
+  // A prompt of fewer characters than the limit is quick to tokenize: skip the bound for the requests that
+  // are nearly all of them. (The longest token's bytes were found when the model loaded.)
   if (prompt.length < limit) return;
   const atLeast = Math.ceil(Buffer.byteLength(prompt, "utf8") / loaded.model.longestTokenBytes);
   if (atLeast >= limit || atLeast + (maxNewTokens ?? 0) > limit) {
-    throw new ContextOverflowError(atLeast, limit, maxNewTokens, { promptTokensAtLeast: true });
+    throw new ContextOverflowError(atLeast, limit, maxNewTokens, {
+      promptTokensAtLeast: true,
+      maxTokensOption: "maxNewTokens",
+    });
   }
 }

@@ -21,17 +21,26 @@ export class ContextOverflowError extends TesseraError {
     promptTokens: number,
     contextSize: number,
     maxTokens?: number,
-    options: { promptTokensAtLeast?: boolean } = {},
+    options: { promptTokensAtLeast?: boolean; maxTokensOption?: string } = {},
   ) {
     const atLeast = options.promptTokensAtLeast === true;
+    // The option that asked for the output, in the caller's words: `maxTokens` on LlamaContext.generate,
+    // `maxNewTokens` as a backend's model option.
+    const option = options.maxTokensOption ?? "maxTokens";
     const count = `${atLeast ? "at least " : ""}${promptTokens} tokens`;
     const needed =
       maxTokens === undefined
         ? `the prompt has ${count}`
-        : `the prompt has ${count} and maxTokens is ${maxTokens} (${atLeast ? "at least " : ""}${promptTokens + maxTokens} in all)`;
+        : `the prompt has ${count} and ${option} is ${maxTokens} (${atLeast ? "at least " : ""}${promptTokens + maxTokens} in all)`;
+    const outputFits = maxTokens !== undefined && promptTokens < contextSize;
+    const remedy =
+      maxTokens === undefined
+        ? "Shorten the prompt, or create the context with a larger contextSize."
+        : outputFits
+          ? `Lower ${option} to at most ${contextSize - promptTokens}, shorten the prompt, or create the context with a larger contextSize.`
+          : `Shorten the prompt, lower ${option}, or create the context with a larger contextSize.`;
     super(
-      `Context overflow: ${needed}, but a sequence of this context holds ${contextSize} tokens. ` +
-        "Shorten the prompt, lower maxTokens, or create the context with a larger contextSize. Nothing was decoded.",
+      `Context overflow: ${needed}, but a sequence of this context holds ${contextSize} tokens. ${remedy} Nothing was decoded.`,
     );
     this.name = "ContextOverflowError";
     this.promptTokens = promptTokens;

@@ -1,0 +1,37 @@
+// A ContextOverflowError says what overflowed in the caller's words and the remedy that would help: the
+// output option's name differs between LlamaContext.generate (maxTokens) and a backend (maxNewTokens),
+// and a count found from the prompt's bytes is a lower bound.
+import { describe, expect, it } from "vitest";
+import { cliErrorMessage } from "../../src/cli/cli-error-message.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
+
+describe("ContextOverflowError's message", () => {
+  it("names the output option the caller used", () => {
+    const error = new ContextOverflowError(90, 64, 10, { maxTokensOption: "maxNewTokens" });
+    expect(error.message).toContain("the prompt has 90 tokens and maxNewTokens is 10 (100 in all)");
+    expect(error.message).not.toMatch(/\bmaxTokens\b/);
+    expect(new ContextOverflowError(90, 64, 10).message).toContain("maxTokens is 10");
+  });
+
+  it("offers only remedies that help", () => {
+    expect(new ContextOverflowError(90, 64).message).toContain(
+      "Shorten the prompt, or create the context with a larger contextSize.",
+    );
+    expect(new ContextOverflowError(90, 64).message).not.toContain("maxTokens");
+    // The prompt fits; only the output does not: say how much output fits.
+    expect(new ContextOverflowError(40, 64, 100, { maxTokensOption: "maxNewTokens" }).message).toContain(
+      "Lower maxNewTokens to at most 24",
+    );
+  });
+
+  it("says at least for a count from the prompt's bytes, in the library and on the command line", () => {
+    const error = new ContextOverflowError(300, 256, 4, { promptTokensAtLeast: true });
+    expect(error.message).toContain(
+      "the prompt has at least 300 tokens and maxTokens is 4 (at least 304 in all)",
+    );
+    expect(cliErrorMessage(error)).toContain(
+      "the prompt has at least 300 tokens and --max-tokens is 4 (at least 304 in all)",
+    );
+    expect(cliErrorMessage(new ContextOverflowError(300, 256))).toContain("the prompt has 300 tokens,");
+  });
+});
