@@ -3,7 +3,7 @@
 // compiled against logits-capture.cpp (g++ -O3, as the addon: its load-time clone choice included) and
 // times scanRow, summarizeRow and topKDense on them. Run after `npm run build`:
 //   node benchmarks/row-passes.mjs [--model tiny] [--repetitions 4000]
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,6 +22,29 @@ const cache = join(root, "native", ".cache");
 const extracted = readdirSync(cache).find((name) => existsSync(join(cache, name, "include", "llama.h")));
 if (extracted === undefined) throw new Error(`no llama.cpp headers in ${cache}: run npm run build:native`);
 const folder = mkdtempSync(join(tmpdir(), "tessera-row-passes-"));
+// The compiler and the benchmark run as children, asynchronously, so an interrupt (Ctrl-C, or a signal to
+// this process alone) reaches these handlers: they stop the child and remove the temporary folder.
+const children = new Set();
+function run(command, args) {
+  return new Promise((done, fail) => {
+    const child = execFile(command, args, { encoding: "utf8", maxBuffer: 1 << 24 }, (error, stdout) => {
+      children.delete(child);
+      if (error) fail(error);
+      else done(stdout);
+    });
+    children.add(child);
+  });
+}
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+]) {
+  process.once(signal, () => {
+    for (const child of children) child.kill("SIGKILL");
+    rmSync(folder, { recursive: true, force: true });
+    process.exit(code);
+  });
+}
 try {
   const model = await loadLlamaModel(await resolveModel(values.model));
   const context = await model.createContext({
@@ -45,7 +68,7 @@ try {
   const rowsPath = join(folder, "rows.bin");
   writeFileSync(rowsPath, Buffer.concat(rows));
   const binary = join(folder, "row-passes");
-  execFileSync("g++", [
+  await run("g++", [
     "-std=gnu++17",
     "-O3",
     `-I${join(root, "native", "src")}`,
@@ -56,9 +79,7 @@ try {
     "-o",
     binary,
   ]);
-  process.stdout.write(
-    execFileSync(binary, [rowsPath, String(model.vocabSize), values.repetitions], { encoding: "utf8" }),
-  );
+  process.stdout.write(await run(binary, [rowsPath, String(model.vocabSize), values.repetitions]));
 } finally {
   rmSync(folder, { recursive: true, force: true });
 }

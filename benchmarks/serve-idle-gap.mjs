@@ -29,11 +29,38 @@ const { values } = parseArgs({
 });
 const llamaServer = findPeerBinary("llama-server");
 if (llamaServer === null) throw new Error("no llama-server: run npm run bench:peers first");
+for (const name of ["rounds", "requests", "skip", "max-tokens"]) {
+  if (!/^\d+$/.test(values[name])) throw new Error(`--${name} must be a whole number, got ${values[name]}`);
+}
+if (Number(values.requests) <= Number(values.skip)) {
+  throw new Error(
+    `--requests (${values.requests}) must be more than --skip (${values.skip}): the first --skip requests of a block are not counted`,
+  );
+}
 const modelPath = await resolveModel(values.model);
 const threads = values.threads;
 const contextSize = "512";
 
 const servers = [];
+// One stop for both paths (the signal handler and the finally below, which an interrupted request reaches
+// too): whichever comes first stops every server, and the other waits for the same stop.
+let stopping = null;
+const stopServers = () => {
+  stopping ??= (async () => {
+    for (const server of servers) await server.stop();
+  })();
+  return stopping;
+};
+// Interrupted (Ctrl-C, or a signal to this process alone, as \`timeout\` sends), stop both servers before
+// exiting: they are this script's children and would otherwise outlive it.
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+]) {
+  process.once(signal, () => {
+    void stopServers().finally(() => process.exit(code));
+  });
+}
 async function start(name, command, args, env) {
   const port = await freePort();
   const process = await ServerProcess.start({
@@ -46,20 +73,25 @@ async function start(name, command, args, env) {
   servers.push(process);
   return { name, base: `http://127.0.0.1:${port}` };
 }
-const tessera = await start("tessera serve", process.execPath, (port) => [
-  resolve("dist/cli/main.js"),
-  "serve",
-  ...["--model", modelPath, "--port", String(port), "--threads", threads],
-  ...["--context-size", contextSize, "--parallel", "1", "--alias", "local", "--flash-attn", "off"],
-]);
-const peer = await start("llama-server", llamaServer, (port) => [
-  ...["-m", modelPath, "--host", "127.0.0.1", "--port", String(port)],
-  ...["-t", threads, "-c", contextSize, "-np", "1", "-fa", "off", "--no-webui"],
-]);
+// Started inside the try below, so a server that fails to start stops the one started before it.
+let tessera;
+let peer;
+const startBoth = async () => {
+  tessera = await start("tessera serve", process.execPath, (port) => [
+    resolve("dist/cli/main.js"),
+    "serve",
+    ...["--model", modelPath, "--port", String(port), "--threads", threads],
+    ...["--context-size", contextSize, "--parallel", "1", "--alias", "local", "--flash-attn", "off"],
+  ]);
+  peer = await start("llama-server", llamaServer, (port) => [
+    ...["-m", modelPath, "--host", "127.0.0.1", "--port", String(port)],
+    ...["-t", threads, "-c", contextSize, "-np", "1", "-fa", "off", "--no-webui"],
+  ]);
+};
 // Both continue bare text and ignore end-of-sequence; llama-server must not reuse the last prompt's cells.
 const bodies = new Map([
-  [tessera.name, { ignore_eos: true }],
-  [peer.name, { ignore_eos: true, cache_prompt: false }],
+  ["tessera serve", { ignore_eos: true }],
+  ["llama-server", { ignore_eos: true, cache_prompt: false }],
 ]);
 
 const words = "river stone garden letter window morning table bridge cloud forest".split(" ");
@@ -109,6 +141,7 @@ const median = (list) => {
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 try {
+  await startBoth();
   console.log(
     `${values.model}, ${threads} thread(s), ${values["max-tokens"]} tokens per request, ${values.rounds} rounds of ${values.requests} requests per server and gap (first ${values.skip} of each block not counted); ${new Date().toISOString()}`,
   );
@@ -166,5 +199,5 @@ try {
     `| alternating request by request, 0 | ${median(times.get(tessera.name)).toFixed(2)} | ${median(times.get(peer.name)).toFixed(2)} | ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
   );
 } finally {
-  for (const server of servers) await server.stop();
+  await stopServers();
 }
