@@ -104,7 +104,8 @@ export function createTesseraApp(options: TesseraServerOptions): {
       if (request.url === "/health") return;
       const header = request.headers.authorization ?? "";
       const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new UnauthorizedError();
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        throw new UnauthorizedError();
     });
   }
   app.addHook("onResponse", async (request, reply) => {
