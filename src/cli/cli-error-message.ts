@@ -23,10 +23,12 @@ function contextOverflowMessage(error: ContextOverflowError, surface: CliSurface
     error.maxTokens === undefined
       ? `the prompt has ${atLeast}${error.promptTokens} tokens`
       : `the prompt has ${atLeast}${error.promptTokens} tokens and --max-tokens is ${error.maxTokens} (${atLeast}${error.promptTokens + error.maxTokens} in all)`;
+  // Lowering the output is offered only when it can help: the prompt alone fits.
+  const outputHelps = error.maxTokens !== undefined && error.promptTokens < error.contextSize;
   const fixes =
     surface === "chat"
-      ? "Raise --context-size, lower --max-tokens, keep fewer turns with --window, or type /reset to clear the history"
-      : "Shorten the prompt, lower --max-tokens, or raise --context-size";
+      ? `Raise --context-size${outputHelps ? ", lower --max-tokens" : ""}, keep fewer turns with --window, or type /reset to clear the history`
+      : `Shorten the prompt${outputHelps ? ", lower --max-tokens" : ""}, or raise --context-size`;
   return `Context overflow: ${needed}, but the context holds ${error.contextSize} tokens. ${fixes}. Nothing was decoded.`;
 }
 

@@ -147,7 +147,7 @@ function requestTermsMessage(error: TesseraError, promptField: "messages" | "pro
           `(${atLeast}${error.promptTokens + error.maxTokens} in all)`;
     const remedy = maxTokensOverflow(error)
       ? `Lower max_tokens to at most ${error.contextSize - error.promptTokens}.`
-      : error.maxTokens === undefined
+      : error.maxTokens === undefined || error.promptTokens >= error.contextSize
         ? `Shorten the ${promptField}.`
         : `Shorten the ${promptField}, or lower max_tokens.`;
     return `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ${remedy}`;
@@ -158,9 +158,14 @@ function requestTermsMessage(error: TesseraError, promptField: "messages" | "pro
   return error.message;
 }
 
-/** True when the prompt alone fits the context, so only max_tokens made the request overflow. */
+/**
+ * True when the prompt alone fits the context, so only max_tokens made the request overflow. Known only
+ * from an exact count: a lower bound (a prompt refused from its bytes) could be the prompt's fault.
+ */
 function maxTokensOverflow(error: ContextOverflowError): boolean {
-  return error.maxTokens !== undefined && error.promptTokens < error.contextSize;
+  return (
+    error.maxTokens !== undefined && error.promptTokens < error.contextSize && !error.promptTokensAtLeast
+  );
 }
 
 /**

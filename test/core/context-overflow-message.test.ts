@@ -34,4 +34,24 @@ describe("ContextOverflowError's message", () => {
     );
     expect(cliErrorMessage(new ContextOverflowError(300, 256))).toContain("the prompt has 300 tokens,");
   });
+
+  it("gives no output limit for a lower bound, and suggests lowering the output only where it helps", () => {
+    // A lower bound under the context could still leave no room: no number, and the prompt is named first.
+    const bound = new ContextOverflowError(73, 256, 5000, {
+      promptTokensAtLeast: true,
+      maxTokensOption: "maxNewTokens",
+    });
+    expect(bound.message).not.toMatch(/at most/);
+    expect(bound.message).toContain("Shorten the prompt, lower maxNewTokens");
+    // The prompt alone overflows: a smaller output cannot help, on any surface.
+    const prompt = new ContextOverflowError(308, 256, 5, { maxTokensOption: "maxNewTokens" });
+    expect(prompt.message).toContain("Shorten the prompt, or create the context with a larger contextSize.");
+    expect(prompt.message).not.toMatch(/lower maxNewTokens/i);
+    expect(cliErrorMessage(prompt)).not.toContain(
+      "--max-tokens is 5 (313 in all). Shorten the prompt, lower",
+    );
+    expect(cliErrorMessage(prompt)).toMatch(/Shorten the prompt, or raise --context-size\./);
+    expect(cliErrorMessage(prompt, "chat")).not.toMatch(/lower --max-tokens/);
+    expect(cliErrorMessage(new ContextOverflowError(40, 256, 500))).toMatch(/lower --max-tokens/);
+  });
 });

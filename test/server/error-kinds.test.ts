@@ -37,7 +37,7 @@ describe("the server's answer to a library error", () => {
       status: 400,
       message:
         "This model's context holds 64 tokens per request, but the prompt is 90 tokens and max_tokens asks " +
-        "for 10 more (100 in all). Shorten the messages, or lower max_tokens.",
+        "for 10 more (100 in all). Shorten the messages.",
       type: "invalid_request_error",
       param: "messages",
       code: "context_length_exceeded",
@@ -141,6 +141,11 @@ describe("the server's answer to a library error", () => {
     });
     // A prompt that fills the context alone is the messages' fault, whatever max_tokens is.
     expect(answer(new ContextOverflowError(64, 64, 1)).param).toBe("messages");
+    // A lower bound (from the prompt's bytes) is no exact room: never "at most", and the prompt's field.
+    const bound = answer(new ContextOverflowError(30, 64, 100, { promptTokensAtLeast: true }));
+    expect(bound.param).toBe("messages");
+    expect(bound.message).not.toMatch(/at most/);
+    expect(bound.message).toMatch(/Shorten the messages, or lower max_tokens\.$/);
     expect(answer(new ContextOverflowError(90, 64)).param).toBe("messages");
     // Without max_tokens, lowering it is no remedy.
     expect(answer(new ContextOverflowError(90, 64)).message).toMatch(

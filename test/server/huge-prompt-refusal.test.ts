@@ -47,4 +47,46 @@ describe("a prompt far past the context", () => {
     expect(body.error.message).toMatch(/the prompt is at least \d+ tokens/);
     expect(Math.max(...healthMs)).toBeLessThan(1_000);
   }, 60_000);
+
+  it("counts a prompt that may fit exactly, so the refusal blames the right field with a number that fits", async () => {
+    // 1,949 characters: the byte bound says at least ~73 tokens (under the 256 of the context), the
+    // tokenizer 301. Before, this was refused from the bound, blaming max_tokens with a limit that did not fit.
+    const words = ["river", "stone", "garden", "letter"];
+    const prompt = Array.from({ length: 300 }, (_, index) => words[index % 4]).join(" ");
+    const send = async (maxTokens: number) => {
+      const response = await fetch(`${server.url}/v1/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: backend.modelId, prompt, max_tokens: maxTokens }),
+      });
+      return {
+        status: response.status,
+        ...((await response.json()) as { error: { param: string; message: string } }),
+      };
+    };
+    const refused = await send(5000);
+    expect(refused.status).toBe(400);
+    expect(refused.error.param).toBe("prompt");
+    expect(refused.error.message).toMatch(/the prompt is \d+ tokens and max_tokens asks for 5000 more/);
+    expect(refused.error.message).not.toMatch(/at least|Lower max_tokens|lower max_tokens/);
+    expect(refused.error.message).toMatch(/Shorten the prompt\.$/);
+  }, 60_000);
+
+  it("names max_tokens, with what fits, only when the prompt alone fits", async () => {
+    const response = await fetch(`${server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: backend.modelId, prompt: "Once upon a time", max_tokens: 5000 }),
+    });
+    const body = (await response.json()) as { error: { param: string; message: string } };
+    expect(body.error.param).toBe("max_tokens");
+    const fits = Number(/Lower max_tokens to at most (\d+)/.exec(body.error.message)?.[1]);
+    const retry = await fetch(`${server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: backend.modelId, prompt: "Once upon a time", max_tokens: fits }),
+    });
+    await retry.text();
+    expect(retry.status).toBe(200);
+  }, 60_000);
 });

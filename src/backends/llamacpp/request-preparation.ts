@@ -158,7 +158,10 @@ function refuseSurelyTooLong(
   // are nearly all of them. (The longest token's bytes were found when the model loaded.)
   if (prompt.length < limit) return;
   const atLeast = Math.ceil(Buffer.byteLength(prompt, "utf8") / loaded.model.longestTokenBytes);
-  if (atLeast >= limit || atLeast + (maxNewTokens ?? 0) > limit) {
+  // Only a prompt that alone surely overflows is refused untokenized: one that may fit is counted exactly
+  // below, so a refusal that blames the output (and says how much fits) rests on an exact count. That
+  // prompt is under limit × the longest token's bytes, no more than what a fitting prompt costs to tokenize.
+  if (atLeast >= limit) {
     throw new ContextOverflowError(atLeast, limit, maxNewTokens, {
       promptTokensAtLeast: true,
       maxTokensOption: "maxNewTokens",

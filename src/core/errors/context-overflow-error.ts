@@ -32,13 +32,14 @@ export class ContextOverflowError extends TesseraError {
       maxTokens === undefined
         ? `the prompt has ${count}`
         : `the prompt has ${count} and ${option} is ${maxTokens} (${atLeast ? "at least " : ""}${promptTokens + maxTokens} in all)`;
+    // Lowering the output helps only when the prompt alone fits, and its room is known only from an exact
+    // count (a lower bound could leave no room at all).
     const outputFits = maxTokens !== undefined && promptTokens < contextSize;
-    const remedy =
-      maxTokens === undefined
-        ? "Shorten the prompt, or create the context with a larger contextSize."
-        : outputFits
-          ? `Lower ${option} to at most ${contextSize - promptTokens}, shorten the prompt, or create the context with a larger contextSize.`
-          : `Shorten the prompt, lower ${option}, or create the context with a larger contextSize.`;
+    const remedy = !outputFits
+      ? "Shorten the prompt, or create the context with a larger contextSize."
+      : atLeast
+        ? `Shorten the prompt, lower ${option}, or create the context with a larger contextSize.`
+        : `Lower ${option} to at most ${contextSize - promptTokens}, shorten the prompt, or create the context with a larger contextSize.`;
     super(
       `Context overflow: ${needed}, but a sequence of this context holds ${contextSize} tokens. ${remedy} Nothing was decoded.`,
     );
