@@ -426,6 +426,7 @@ export {
   ClientSideToolError,
   ConcurrencyLimiter,
   createTesseraApp,
+  EmptyApiKeyError,
   InvalidRequestError,
   JsonSchemaTool,
   type OpenAIErrorBody,

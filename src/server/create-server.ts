@@ -5,6 +5,7 @@ import type { Backend } from "../core/backend.js";
 import { checkRequestedModel } from "./check-requested-model.js";
 import { answerClientError } from "./client-error-response.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import { EmptyApiKeyError } from "./errors/empty-api-key-error.js";
 import { UnauthorizedError } from "./errors/unauthorized-error.js";
 import { FirstTokenTimings } from "./first-token-timings.js";
 import { toErrorResponse } from "./openai-error-response.js";
@@ -98,6 +99,7 @@ export function createTesseraApp(options: TesseraServerOptions): {
 
   // Only with a key: an async hook costs every request a promise and a hop before its route runs.
   const apiKey = options.apiKey;
+  if (apiKey === "") throw new EmptyApiKeyError("apiKey");
   if (apiKey !== undefined) {
     const expected = Buffer.from(apiKey);
     app.addHook("onRequest", async (request) => {

@@ -112,27 +112,37 @@ export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 // OpenAI also takes token ids (an array of integers, or of such arrays) and several prompts at once; here
 // one prompt of text, as a string or an array holding one string, read as that string. Each refusal says
 // what was sent and what to send instead.
+const isTokenId = (item: unknown): boolean => Number.isSafeInteger(item) && (item as number) >= 0;
 const isTokenIds = (item: unknown): boolean =>
-  Number.isInteger(item) || (Array.isArray(item) && item.length > 0 && item.every(Number.isInteger));
+  isTokenId(item) || (Array.isArray(item) && item.length > 0 && item.every(isTokenId));
 
+/** What a JSON value is, in a client's words: "a number", "null", "an object". */
+export function jsonKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+// The messages follow the field name (the 400 reads "prompt: …"), so they never repeat it.
 const promptSchema = z
   .union([z.string(), z.array(z.unknown())], {
     error: (issue) =>
       issue.input === undefined
-        ? "prompt is required: the text to continue, as a string (or an array holding one string)"
-        : "the prompt must be text: a string, or an array holding one string",
+        ? "required: the text to continue, as a string (or an array holding one string)"
+        : `expected text, as a string (or an array holding one string), but got ${jsonKind(issue.input)}`,
   })
   .superRefine((value, context) => {
     if (typeof value === "string") return;
     const refuse = (message: string) => context.addIssue({ code: "custom", message });
-    if (value.length === 0) refuse("the prompt array is empty: send the text as a string");
-    else if (value.every(isTokenIds)) refuse("token ids are not supported as a prompt: send the text");
-    else if (!value.every((item) => typeof item === "string")) {
+    const other = value.findIndex((item) => typeof item !== "string");
+    if (value.length === 0) refuse("an empty array holds no text: send the text as a string");
+    else if (value.every(isTokenIds)) refuse("token ids are not supported: send the text as a string");
+    else if (other !== -1) {
       refuse(
-        "the prompt must be text: a string, or an array holding one string (this array holds other values)",
+        `expected an array holding one string of text, but item ${other} is ${jsonKind(value[other])}: send the text as a string`,
       );
     } else if (value.length !== 1) {
-      refuse(`only one prompt per request is supported (this array holds ${value.length}): send one string`);
+      refuse(`one text per request is supported, and this array holds ${value.length}: send one string`);
     }
   })
   .transform((value) => (typeof value === "string" ? value : (value[0] as string)));
@@ -145,8 +155,10 @@ export const completionRequestSchema = z.object({
   // An empty suffix asks for no insertion, as null does.
   suffix: z
     .union([z.null(), z.literal("")], {
-      error:
-        "insertion after the completion is not supported: leave suffix out, or send null or an empty string",
+      error: (issue) =>
+        typeof issue.input === "string"
+          ? "insertion after the completion is not supported: leave it out, or send null or an empty string"
+          : `expected null or an empty string (insertion after the completion is not supported), but got ${jsonKind(issue.input)}`,
     })
     .optional(),
   logprobs: z.number().int().min(0).max(20).nullable().optional(),

@@ -141,3 +141,19 @@ describe("tessera chat speaks CLI", () => {
     expect(output).not.toMatch(/partialText|thunk\.value/);
   }, 60_000);
 });
+
+describe("tessera serve with an empty API key", () => {
+  // An empty key matched every request's empty (or missing) Authorization header: the server looked
+  // guarded and was open, without even the warning a server without a key prints.
+  it("refuses --api-key '' naming the flag, before loading the model", async () => {
+    const result = await runCli(["serve", "--api-key", "", "--port", "0", "--threads", "1"]);
+    expect(result.code).toBe(1);
+    expectOneLine(result.stderr, /--api-key is empty.*Give a key, or leave --api-key out/);
+  });
+
+  it("refuses an empty TESSERA_API_KEY naming the variable", async () => {
+    const result = await runCli(["serve", "--port", "0", "--threads", "1"], { env: { TESSERA_API_KEY: "" } });
+    expect(result.code).toBe(1);
+    expectOneLine(result.stderr, /TESSERA_API_KEY is empty/);
+  });
+});

@@ -5,7 +5,8 @@ import { ContextOverflowError } from "../../src/core/errors/context-overflow-err
 import type { ErrorKind } from "../../src/core/errors/error-kind.js";
 import { TesseraError } from "../../src/core/errors/tessera-error.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
-import { ClientSideToolError } from "../../src/server/index.js";
+import { ClientSideToolError, createTesseraApp, EmptyApiKeyError } from "../../src/server/index.js";
+import { ScriptedBackend } from "../../src/testing/scripted-backend.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
 
 closeServersAfterEach();
@@ -243,6 +244,15 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "secret", maxRetries: 0 });
     const completion = await client.chat.completions.create({ model: "scripted-model", messages: hello });
     expect(completion.choices[0]!.message.content).toBe("Hello");
+  });
+
+  it("refuses an empty API key, which would guard nothing", async () => {
+    expect(() => createTesseraApp({ backend: new ScriptedBackend({ responses: [] }), apiKey: "" })).toThrow(
+      EmptyApiKeyError,
+    );
+    expect(() => createTesseraApp({ backend: new ScriptedBackend({ responses: [] }), apiKey: "" })).toThrow(
+      /apiKey is empty/,
+    );
   });
 
   it("reports a context overflow as a 400 before any stream starts", async () => {

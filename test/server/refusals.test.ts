@@ -290,23 +290,29 @@ describe("the legacy completions prompt", () => {
     );
     expect(two.status).toBe(400);
     expect(two.body.error.param).toBe("prompt");
-    expect(two.body.error.message).toMatch(/one prompt per request/);
+    expect(two.body.error.message).toMatch(/one text per request/);
     expectHttpTerms(tokenIds.body);
   });
 
   it("tells apart a missing prompt, an empty array and values that are not text", async () => {
     const { server } = await serve(["unused"]);
     const cases: Array<[unknown, RegExp]> = [
-      [undefined, /^prompt: prompt is required: the text to continue/],
-      [[], /the prompt array is empty: send the text as a string/],
-      [[null], /the prompt must be text.*holds other values/],
-      [[true], /the prompt must be text/],
-      [["a", 1], /the prompt must be text/],
-      [[1.5], /the prompt must be text/],
-      [[["a"]], /the prompt must be text/],
-      [{ a: 1 }, /the prompt must be text: a string, or an array holding one string$/],
-      [5, /the prompt must be text/],
-      [["a", "b", "c"], /only one prompt per request is supported \(this array holds 3\)/],
+      [undefined, /^prompt: required: the text to continue/],
+      [[], /^prompt: an empty array holds no text: send the text as a string$/],
+      [[null], /item 0 is null: send the text as a string$/],
+      [[true], /item 0 is a boolean/],
+      [["a", 1], /item 1 is a number/],
+      [[1.5], /item 0 is a number/],
+      [[-1], /item 0 is a number/],
+      [[1e300], /item 0 is a number/],
+      [[["a"]], /item 0 is an array/],
+      [
+        { a: 1 },
+        /^prompt: expected text, as a string \(or an array holding one string\), but got an object$/,
+      ],
+      [5, /but got a number$/],
+      [null, /but got null$/],
+      [["a", "b", "c"], /one text per request is supported, and this array holds 3: send one string/],
     ];
     for (const [prompt, message] of cases) {
       const answer = await post(
@@ -318,6 +324,8 @@ describe("the legacy completions prompt", () => {
       expect(answer.body.error.message, JSON.stringify(prompt)).toMatch(message);
       // Token ids are named only where token ids were sent.
       expect(answer.body.error.message).not.toMatch(/token ids/);
+      // The field is named once, by the 400's prefix.
+      expect(answer.body.error.message).not.toMatch(/^prompt: .*\bprompt\b/);
     }
   });
 
@@ -339,8 +347,14 @@ describe("the legacy completions prompt", () => {
     expect(nullSuffix.status).toBe(200);
     // The field is named once, by param and at the start of the message.
     expect(refused.body.error.message).toBe(
-      "suffix: insertion after the completion is not supported: leave suffix out, or send null or an empty string",
+      "suffix: insertion after the completion is not supported: leave it out, or send null or an empty string",
     );
+    const notText = await post(
+      `${url}/v1/completions`,
+      JSON.stringify({ model: "scripted-model", prompt: "Once", suffix: 5 }),
+    );
+    expect(notText.body.error.param).toBe("suffix");
+    expect(notText.body.error.message).toMatch(/expected null or an empty string .* but got a number$/);
   });
 
   it("takes an empty suffix as no insertion", async () => {

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import type { FlashAttention } from "../../backends/llamacpp/addon-types.js";
 import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
 import { startTesseraServer } from "../../server/create-server.js";
+import { EmptyApiKeyError } from "../../server/errors/empty-api-key-error.js";
 import { defaultCliModel } from "../default-models.js";
 import { UnknownHostError } from "../errors/unknown-host-error.js";
 import { flashAttentionOption } from "../model-flags.js";
@@ -27,6 +28,10 @@ interface ServeFlags {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
+  // Checked before the model loads: an empty key (often an unset shell variable) would guard nothing.
+  if (flags.apiKey === "") {
+    throw new EmptyApiKeyError(process.env.TESSERA_API_KEY === "" ? "TESSERA_API_KEY" : "--api-key");
+  }
   // A host that does not resolve fails before the model is loaded, in the words of --host.
   await lookup(flags.host).catch((error: unknown) => {
     throw new UnknownHostError(flags.host, error);
