@@ -27,7 +27,15 @@ const folder = mkdtempSync(join(tmpdir(), "tessera-row-passes-"));
 const children = new Set();
 function run(command, args) {
   return new Promise((done, fail) => {
-    const child = execFile(command, args, { encoding: "utf8", maxBuffer: 1 << 24 }, (error, stdout) => {
+    // Its own process group, so an interrupt stops g++'s cc1plus and as too; TMPDIR inside the folder, so
+    // their temporary files go with it.
+    const options = {
+      encoding: "utf8",
+      maxBuffer: 1 << 24,
+      detached: true,
+      env: { ...process.env, TMPDIR: folder },
+    };
+    const child = execFile(command, args, options, (error, stdout) => {
       children.delete(child);
       if (error) fail(error);
       else done(stdout);
@@ -40,7 +48,13 @@ for (const [signal, code] of [
   ["SIGTERM", 143],
 ]) {
   process.once(signal, () => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const child of children) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
     rmSync(folder, { recursive: true, force: true });
     process.exit(code);
   });

@@ -27,26 +27,40 @@ const { values } = parseArgs({
     "max-tokens": { type: "string", default: "32" },
   },
 });
-const llamaServer = findPeerBinary("llama-server");
-if (llamaServer === null) throw new Error("no llama-server: run npm run bench:peers first");
-for (const name of ["rounds", "requests", "skip", "max-tokens"]) {
+// Flags first, so a bad one is named before anything is looked up or started.
+for (const name of ["rounds", "requests", "skip", "max-tokens", "threads"]) {
   if (!/^\d+$/.test(values[name])) throw new Error(`--${name} must be a whole number, got ${values[name]}`);
+}
+for (const name of ["rounds", "max-tokens", "threads"]) {
+  if (Number(values[name]) < 1) throw new Error(`--${name} must be at least 1, got ${values[name]}`);
+}
+if (!/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/.test(values.gaps)) {
+  throw new Error(`--gaps must be idle milliseconds separated by commas (e.g. 0,3,10), got ${values.gaps}`);
 }
 if (Number(values.requests) <= Number(values.skip)) {
   throw new Error(
     `--requests (${values.requests}) must be more than --skip (${values.skip}): the first --skip requests of a block are not counted`,
   );
 }
+const llamaServer = findPeerBinary("llama-server");
+if (llamaServer === null) {
+  throw new Error("no llama-server: run npm run bench:peers first, or set TESSERA_LLAMA_SERVER to one");
+}
 const modelPath = await resolveModel(values.model);
 const threads = values.threads;
 const contextSize = "512";
 
 const servers = [];
+// Aborted by an interrupt: a server still starting is stopped by ServerProcess.start itself.
+const interrupted = new AbortController();
+const starting = new Set();
 // One stop for both paths (the signal handler and the finally below, which an interrupted request reaches
 // too): whichever comes first stops every server, and the other waits for the same stop.
 let stopping = null;
 const stopServers = () => {
   stopping ??= (async () => {
+    interrupted.abort();
+    await Promise.allSettled([...starting]);
     for (const server of servers) await server.stop();
   })();
   return stopping;
@@ -63,14 +77,32 @@ for (const [signal, code] of [
 }
 async function start(name, command, args, env) {
   const port = await freePort();
-  const process = await ServerProcess.start({
+  const pending = ServerProcess.start({
     name,
     command,
     args: args(port),
     readyUrl: `http://127.0.0.1:${port}/health`,
+    signal: interrupted.signal,
     ...(env && { env }),
   });
+  starting.add(pending);
+  let process;
+  try {
+    process = await pending;
+  } catch (error) {
+    if (name === "llama-server" && !interrupted.signal.aborted) {
+      throw new Error(
+        `${error.message}\nCheck the llama-server at ${command} (TESSERA_LLAMA_SERVER, or rebuild it with npm run bench:peers).`,
+        { cause: error },
+      );
+    }
+    throw error;
+  } finally {
+    starting.delete(pending);
+  }
   servers.push(process);
+  // Started just as an interrupt came: stopping may have passed it by.
+  if (interrupted.signal.aborted) await process.stop();
   return { name, base: `http://127.0.0.1:${port}` };
 }
 // Started inside the try below, so a server that fails to start stops the one started before it.
