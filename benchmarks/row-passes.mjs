@@ -3,7 +3,7 @@
 // compiled against logits-capture.cpp (g++ -O3, as the addon: its load-time clone choice included) and
 // times scanRow, summarizeRow and topKDense on them. Run after `npm run build`:
 //   node benchmarks/row-passes.mjs [--model tiny] [--repetitions 4000]
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -17,6 +17,9 @@ const { values } = parseArgs({
     repetitions: { type: "string", default: "4000" },
   },
 });
+if (!/^[1-9]\d*$/.test(values.repetitions)) {
+  throw new Error(`--repetitions must be a whole number of at least 1, got ${values.repetitions}`);
+}
 const root = resolve(import.meta.dirname, "..");
 const cache = join(root, "native", ".cache");
 const extracted = readdirSync(cache).find((name) => existsSync(join(cache, name, "include", "llama.h")));
@@ -27,20 +30,31 @@ const folder = mkdtempSync(join(tmpdir(), "tessera-row-passes-"));
 const children = new Set();
 function run(command, args) {
   return new Promise((done, fail) => {
-    // Its own process group, so an interrupt stops g++'s cc1plus and as too; TMPDIR inside the folder, so
-    // their temporary files go with it.
-    const options = {
-      encoding: "utf8",
-      maxBuffer: 1 << 24,
+    // Its own process group (spawn's detached; execFile does not pass it on), so an interrupt stops g++'s
+    // cc1plus and as too; TMPDIR inside the folder, so their temporary files go with it.
+    const child = spawn(command, args, {
       detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, TMPDIR: folder },
-    };
-    const child = execFile(command, args, options, (error, stdout) => {
-      children.delete(child);
-      if (error) fail(error);
-      else done(stdout);
     });
     children.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (text) => {
+      stdout += text;
+    });
+    child.stderr.setEncoding("utf8").on("data", (text) => {
+      stderr += text;
+    });
+    child.once("error", (error) => {
+      children.delete(child);
+      fail(error);
+    });
+    child.once("close", (code, signal) => {
+      children.delete(child);
+      if (code === 0) done(stdout);
+      else fail(new Error(`${command} failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-2000)}`));
+    });
   });
 }
 for (const [signal, code] of [
@@ -52,7 +66,8 @@ for (const [signal, code] of [
       try {
         process.kill(-child.pid, "SIGKILL");
       } catch {
-        // Already gone.
+        // The group is gone already; the child itself, should it not lead one, still gets the signal.
+        child.kill("SIGKILL");
       }
     }
     rmSync(folder, { recursive: true, force: true });

@@ -58,6 +58,13 @@ const responseFormatSchema = z.discriminatedUnion("type", [
   }),
 ]);
 
+/** What a JSON value is, in a client's words: "a number", "null", "an object". */
+export function jsonKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /** Sampling fields shared by /v1/chat/completions and /v1/completions. */
 const samplingShape = {
   // Required, as OpenAI requires it (its name is checked against the served model and aliases).
@@ -93,7 +100,14 @@ const samplingShape = {
 
 export const chatCompletionRequestSchema = z.object({
   ...samplingShape,
-  messages: z.array(chatMessageSchema).min(1, "at least one message is required"),
+  messages: z
+    .array(chatMessageSchema, {
+      error: (issue) =>
+        issue.input === undefined
+          ? "required: the conversation, as an array of messages ({ role, content })"
+          : `expected an array of messages ({ role, content }), but got ${jsonKind(issue.input)}`,
+    })
+    .min(1, "at least one message is required"),
   tools: z.array(toolSchema).max(128).nullable().optional(),
   tool_choice: z
     .union([
@@ -115,13 +129,6 @@ export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;
 const isTokenId = (item: unknown): boolean => Number.isSafeInteger(item) && (item as number) >= 0;
 const isTokenIds = (item: unknown): boolean =>
   isTokenId(item) || (Array.isArray(item) && item.length > 0 && item.every(isTokenId));
-
-/** What a JSON value is, in a client's words: "a number", "null", "an object". */
-export function jsonKind(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
 
 // The messages follow the field name (the 400 reads "prompt: …"), so they never repeat it.
 const promptSchema = z

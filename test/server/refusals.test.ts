@@ -366,3 +366,29 @@ describe("the legacy completions prompt", () => {
     expect(answer.status).toBe(200);
   });
 });
+
+describe("the chat messages field", () => {
+  it("says a missing or wrong messages field is one, in the request's terms", async () => {
+    const { server } = await serve(["unused"]);
+    const missing = await post(
+      `${server.url}/v1/chat/completions`,
+      JSON.stringify({ model: "scripted-model" }),
+    );
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.param).toBe("messages");
+    expect(missing.body.error.message).toMatch(
+      /^messages: required: the conversation, as an array of messages/,
+    );
+    const text = await post(
+      `${server.url}/v1/chat/completions`,
+      JSON.stringify({ model: "scripted-model", messages: "Hi" }),
+    );
+    expect(text.body.error.param).toBe("messages");
+    expect(text.body.error.message).toMatch(/expected an array of messages .* but got a string$/);
+    const empty = await post(
+      `${server.url}/v1/chat/completions`,
+      JSON.stringify({ model: "scripted-model", messages: [] }),
+    );
+    expect(empty.body.error.message).toMatch(/at least one message is required/);
+  });
+});
