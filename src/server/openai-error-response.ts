@@ -80,6 +80,8 @@ export function toErrorResponse(
   limits: ServerLimits = {},
   /** The request field that holds the prompt: "messages" for chat, "prompt" for /v1/completions. */
   promptField: "messages" | "prompt" = "messages",
+  /** The request field that set the output's length: max_completion_tokens when the request used it. */
+  outputField: "max_tokens" | "max_completion_tokens" = "max_tokens",
 ): ErrorResponse {
   const answer = TesseraError.isInstance(error) ? answerOfKindOf(error) : null;
   if (TesseraError.isInstance(error) && answer !== null) {
@@ -91,13 +93,13 @@ export function toErrorResponse(
     if (ModelNotFoundError.isInstance(error))
       return response(status, error.message, type, "model", "model_not_found");
     if (error.kind === "invalid-option") return optionResponse(error, answer);
-    // The prompt fits and only the room asked for the output does not: max_tokens is the field to change.
+    // The prompt fits and only the room asked for the output does not: the output's field is the one to change.
     const field = !ContextOverflowError.isInstance(error)
       ? param
       : maxTokensOverflow(error)
-        ? "max_tokens"
+        ? outputField
         : promptField;
-    return response(status, requestTermsMessage(error, promptField), type, field, code, headers);
+    return response(status, requestTermsMessage(error, promptField, outputField), type, field, code, headers);
   }
   const framework = frameworkRefusal(error, limits);
   if (framework !== null) return framework;
@@ -137,19 +139,23 @@ function optionResponse(error: TesseraError, answer: KindAnswer): ErrorResponse 
 }
 
 /** The library's message, reworded where it names library options (maxTokens) or APIs. */
-function requestTermsMessage(error: TesseraError, promptField: "messages" | "prompt"): string {
+function requestTermsMessage(
+  error: TesseraError,
+  promptField: "messages" | "prompt",
+  outputField: "max_tokens" | "max_completion_tokens",
+): string {
   if (ContextOverflowError.isInstance(error)) {
     const atLeast = error.promptTokensAtLeast ? "at least " : "";
     const needed =
       error.maxTokens === undefined
         ? `the prompt is ${atLeast}${error.promptTokens} tokens`
-        : `the prompt is ${atLeast}${error.promptTokens} tokens and max_tokens asks for ${error.maxTokens} more ` +
+        : `the prompt is ${atLeast}${error.promptTokens} tokens and ${outputField} asks for ${error.maxTokens} more ` +
           `(${atLeast}${error.promptTokens + error.maxTokens} in all)`;
     const remedy = maxTokensOverflow(error)
-      ? `Lower max_tokens to at most ${error.contextSize - error.promptTokens}.`
+      ? `Lower ${outputField} to at most ${error.contextSize - error.promptTokens}.`
       : error.maxTokens === undefined || error.promptTokens >= error.contextSize
         ? `Shorten the ${promptField}.`
-        : `Shorten the ${promptField}, or lower max_tokens.`;
+        : `Shorten the ${promptField}, or lower ${outputField}.`;
     return `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ${remedy}`;
   }
   if (UnsupportedInputError.isInstance(error)) {

@@ -20,6 +20,14 @@ export interface ChatBackendCall {
   options: GenerateOptions<unknown>;
 }
 
+/**
+ * The request field that sets the output's length, for messages about it: max_completion_tokens wins over
+ * max_tokens when both are sent (as samplingToModelOptions reads them).
+ */
+export function outputLengthField(request: SamplingRequest): "max_tokens" | "max_completion_tokens" {
+  return request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
+}
+
 /** The model options a request's sampling fields ask for (nulls mean "not set"). */
 export function samplingToModelOptions(request: SamplingRequest): ModelOptions {
   const options: ModelOptions = {};

@@ -19,6 +19,8 @@ import { StepAligner } from "./step-aligner.js";
 /** What a route hands over to serve one completion: how to start it and how its output looks on the wire. */
 export interface CompletionPlan {
   route: "chat" | "completions";
+  /** The request field that set the output's length (named when only the output does not fit). */
+  outputField: "max_tokens" | "max_completion_tokens";
   stream: boolean;
   includeUsage: boolean;
   logprobs: LogprobsRequest;
@@ -115,6 +117,7 @@ export async function serveCompletion(
         error,
         dependencies.limits,
         plan.route === "completions" ? "prompt" : "messages",
+        plan.outputField,
       );
       await reply.code(answer.status).headers(answer.headers).send(answer.body);
     }

@@ -89,4 +89,24 @@ describe("a prompt far past the context", () => {
     await retry.text();
     expect(retry.status).toBe(200);
   }, 60_000);
+
+  it("names max_completion_tokens when the request set the output's length with it", async () => {
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: backend.modelId,
+        messages: [{ role: "user", content: "hi" }],
+        max_tokens: 10,
+        max_completion_tokens: 5000,
+      }),
+    });
+    const body = (await response.json()) as { error: { param: string; message: string } };
+    expect(response.status).toBe(400);
+    expect(body.error.param).toBe("max_completion_tokens");
+    expect(body.error.message).toMatch(
+      /max_completion_tokens asks for 5000 more .* Lower max_completion_tokens to at most \d+\.$/,
+    );
+    expect(body.error.message).not.toMatch(/\bmax_tokens\b/);
+  }, 60_000);
 });

@@ -3,7 +3,7 @@ import type { Backend } from "../../core/backend.js";
 import { checkRequestedModel } from "../check-requested-model.js";
 import { parseBody } from "../parse-body.js";
 import { chatCompletionRequestSchema } from "../request-schemas.js";
-import { chatRequestToBackendCall } from "../request-to-backend-call.js";
+import { chatRequestToBackendCall, outputLengthField } from "../request-to-backend-call.js";
 import { chatCompletionBody } from "../response-shapes.js";
 import { type ServeDependencies, serveCompletion } from "../serve-completion.js";
 
@@ -26,6 +26,7 @@ export function registerChatCompletionsRoute(
       reply,
       {
         route: "chat",
+        outputField: outputLengthField(body),
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,

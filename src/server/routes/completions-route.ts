@@ -5,7 +5,7 @@ import { SimpleContext } from "../../stdlib/contexts/simple-context.js";
 import { checkRequestedModel } from "../check-requested-model.js";
 import { parseBody } from "../parse-body.js";
 import { completionRequestSchema } from "../request-schemas.js";
-import { samplingToModelOptions } from "../request-to-backend-call.js";
+import { outputLengthField, samplingToModelOptions } from "../request-to-backend-call.js";
 import { choiceExtras, textCompletionBody, type WireLogprob } from "../response-shapes.js";
 import { type ServeDependencies, serveCompletion } from "../serve-completion.js";
 
@@ -53,6 +53,7 @@ export function registerCompletionsRoute(
       reply,
       {
         route: "completions",
+        outputField: outputLengthField(body),
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,
