@@ -44,7 +44,11 @@ if (Number(values.requests) <= Number(values.skip)) {
 }
 const llamaServer = findPeerBinary("llama-server");
 if (llamaServer === null) {
-  throw new Error("no llama-server: run npm run bench:peers first, or set TESSERA_LLAMA_SERVER to one");
+  throw new Error(
+    process.env.TESSERA_LLAMA_SERVER
+      ? `no llama-server at TESSERA_LLAMA_SERVER=${process.env.TESSERA_LLAMA_SERVER}: point it at a built llama-server, or unset it and run npm run bench:peers`
+      : "no llama-server: run npm run bench:peers first, or set TESSERA_LLAMA_SERVER to one",
+  );
 }
 const modelPath = await resolveModel(values.model);
 const threads = values.threads;

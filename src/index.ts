@@ -426,7 +426,7 @@ export {
   ClientSideToolError,
   ConcurrencyLimiter,
   createTesseraApp,
-  EmptyApiKeyError,
+  InvalidApiKeyError,
   InvalidRequestError,
   JsonSchemaTool,
   type OpenAIErrorBody,

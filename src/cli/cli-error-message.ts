@@ -27,7 +27,7 @@ function contextOverflowMessage(error: ContextOverflowError, surface: CliSurface
   const outputHelps = error.maxTokens !== undefined && error.promptTokens < error.contextSize;
   const fixes =
     surface === "chat"
-      ? `Raise --context-size${outputHelps ? ", lower --max-tokens" : ""}, keep fewer turns with --window, or type /reset to clear the history`
+      ? `Shorten your message, raise --context-size${outputHelps ? ", lower --max-tokens" : ""}, keep fewer turns with --window, or type /reset to clear the history`
       : `Shorten the prompt${outputHelps ? ", lower --max-tokens" : ""}, or raise --context-size`;
   return `Context overflow: ${needed}, but the context holds ${error.contextSize} tokens. ${fixes}. Nothing was decoded.`;
 }

@@ -2,10 +2,10 @@ import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Backend } from "../core/backend.js";
+import { checkApiKey } from "./check-api-key.js";
 import { checkRequestedModel } from "./check-requested-model.js";
 import { answerClientError } from "./client-error-response.js";
 import { ConcurrencyLimiter } from "./concurrency-limiter.js";
-import { EmptyApiKeyError } from "./errors/empty-api-key-error.js";
 import { UnauthorizedError } from "./errors/unauthorized-error.js";
 import { FirstTokenTimings } from "./first-token-timings.js";
 import { toErrorResponse } from "./openai-error-response.js";
@@ -98,8 +98,7 @@ export function createTesseraApp(options: TesseraServerOptions): {
   const dependencies = { limiter, metrics, modelName, servedModels, limits: { maxBodyBytes } };
 
   // Only with a key: an async hook costs every request a promise and a hop before its route runs.
-  const apiKey = options.apiKey;
-  if (apiKey === "") throw new EmptyApiKeyError("apiKey");
+  const apiKey = checkApiKey(options.apiKey, "apiKey");
   if (apiKey !== undefined) {
     const expected = Buffer.from(apiKey);
     app.addHook("onRequest", async (request) => {

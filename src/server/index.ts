@@ -7,7 +7,7 @@ export {
   type TesseraServerOptions,
 } from "./create-server.js";
 export { ClientSideToolError } from "./errors/client-side-tool-error.js";
-export { EmptyApiKeyError } from "./errors/empty-api-key-error.js";
+export { InvalidApiKeyError } from "./errors/invalid-api-key-error.js";
 export { InvalidRequestError } from "./errors/invalid-request-error.js";
 export { ModelNotFoundError } from "./errors/model-not-found-error.js";
 export { ServerBusyError } from "./errors/server-busy-error.js";

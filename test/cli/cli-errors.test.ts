@@ -142,7 +142,7 @@ describe("tessera chat speaks CLI", () => {
   }, 60_000);
 });
 
-describe("tessera serve with an empty API key", () => {
+describe("tessera serve with an API key it cannot use", () => {
   // An empty key matched every request's empty (or missing) Authorization header: the server looked
   // guarded and was open, without even the warning a server without a key prints.
   it("refuses --api-key '' naming the flag, before loading the model", async () => {
@@ -155,5 +155,16 @@ describe("tessera serve with an empty API key", () => {
     const result = await runCli(["serve", "--port", "0", "--threads", "1"], { env: { TESSERA_API_KEY: "" } });
     expect(result.code).toBe(1);
     expectOneLine(result.stderr, /TESSERA_API_KEY is empty/);
+  });
+
+  it("names the flag when both are empty and the flag was typed", async () => {
+    const result = await runCli(["serve", "--api-key", "", "--port", "0"], { env: { TESSERA_API_KEY: "" } });
+    expectOneLine(result.stderr, /--api-key is empty/);
+  });
+
+  it("refuses a key with a trailing space, which HTTP would trim from every request", async () => {
+    const result = await runCli(["serve", "--port", "0"], { env: { TESSERA_API_KEY: "secret " } });
+    expect(result.code).toBe(1);
+    expectOneLine(result.stderr, /TESSERA_API_KEY has spaces at its ends/);
   });
 });

@@ -54,4 +54,12 @@ describe("ContextOverflowError's message", () => {
     expect(cliErrorMessage(prompt, "chat")).not.toMatch(/lower --max-tokens/);
     expect(cliErrorMessage(new ContextOverflowError(40, 256, 500))).toMatch(/lower --max-tokens/);
   });
+
+  it("names contextWindow when that option set the limit", () => {
+    const error = new ContextOverflowError(40, 32, undefined, { limitOption: "contextWindow" });
+    expect(error.message).toBe(
+      "Context overflow: the prompt has 40 tokens, but the contextWindow option allows 32 tokens. " +
+        "Shorten the prompt, or raise contextWindow. Nothing was decoded.",
+    );
+  });
 });

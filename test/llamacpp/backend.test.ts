@@ -175,6 +175,11 @@ describe("LlamaCppBackend", () => {
       );
       expect(ContextOverflowError.isInstance(error)).toBe(true);
       expect((error as ContextOverflowError).contextSize).toBe(promptTokens);
+      // The window set the limit: the message names it, not the context's size, which is larger already.
+      expect((error as Error).message).toMatch(
+        /the contextWindow option allows \d+ tokens\. .*raise contextWindow\./,
+      );
+      expect((error as Error).message).not.toMatch(/contextSize/);
     });
 
     test("invalid options are rejected before any work", async () => {

@@ -5,7 +5,7 @@ import { ContextOverflowError } from "../../src/core/errors/context-overflow-err
 import type { ErrorKind } from "../../src/core/errors/error-kind.js";
 import { TesseraError } from "../../src/core/errors/tessera-error.js";
 import { ModelToolCall } from "../../src/core/model-tool-call.js";
-import { ClientSideToolError, createTesseraApp, EmptyApiKeyError } from "../../src/server/index.js";
+import { ClientSideToolError, createTesseraApp, InvalidApiKeyError } from "../../src/server/index.js";
 import { ScriptedBackend } from "../../src/testing/scripted-backend.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
 
@@ -246,13 +246,14 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
     expect(completion.choices[0]!.message.content).toBe("Hello");
   });
 
-  it("refuses an empty API key, which would guard nothing", async () => {
-    expect(() => createTesseraApp({ backend: new ScriptedBackend({ responses: [] }), apiKey: "" })).toThrow(
-      EmptyApiKeyError,
-    );
-    expect(() => createTesseraApp({ backend: new ScriptedBackend({ responses: [] }), apiKey: "" })).toThrow(
-      /apiKey is empty/,
-    );
+  it("refuses an API key that would guard nothing or that no client could send", async () => {
+    const app = (apiKey: unknown) => () =>
+      createTesseraApp({ backend: new ScriptedBackend({ responses: [] }), apiKey } as never);
+    expect(app("")).toThrow(InvalidApiKeyError);
+    expect(app("")).toThrow(/^apiKey is empty/);
+    for (const key of [" ", "\t", "abc ", " abc", "clé", "a\nb"]) expect(app(key)).toThrow(/visible ASCII/);
+    expect(app(null)).toThrow(/apiKey must be a string, but is object/);
+    expect(app("s3cret key")).not.toThrow();
   });
 
   it("reports a context overflow as a 400 before any stream starts", async () => {

@@ -110,12 +110,17 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
   const sequenceSize = loaded.context.sequenceContextSize;
   const limit = Math.min(sequenceSize, modelOptions.contextWindow ?? Number.POSITIVE_INFINITY);
   const maxNewTokens = modelOptions.maxNewTokens;
-  refuseSurelyTooLong(loaded, prompt, limit, maxNewTokens);
+  // The refusal names the option that set the limit: a smaller contextWindow, else the context's size.
+  const overflow = {
+    maxTokensOption: "maxNewTokens",
+    limitOption: limit < sequenceSize ? "contextWindow" : "contextSize",
+  } as const;
+  refuseSurelyTooLong(loaded, prompt, limit, maxNewTokens, overflow);
   const tokens = raw ? tokenizeRawPrompt(loaded.model, prompt) : tokenizePrompt(loaded.model, prompt);
   const tokenizeEndedAt = performance.now();
   const tokenizeMs = tokenizeEndedAt - tokenizeStart;
   if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
-    throw new ContextOverflowError(tokens.length, limit, maxNewTokens, { maxTokensOption: "maxNewTokens" });
+    throw new ContextOverflowError(tokens.length, limit, maxNewTokens, overflow);
   }
   // A context window smaller than the context bounds the output too.
   const bounded =
@@ -151,6 +156,7 @@ function refuseSurelyTooLong(
   prompt: string,
   limit: number,
   maxNewTokens: number | undefined,
+  overflow: { maxTokensOption: string; limitOption: "contextSize" | "contextWindow" },
 ): void {
   const vocabulary = loaded.model.metadata.values["tokenizer.ggml.model"];
   if (vocabulary !== "gpt2" && vocabulary !== "llama") return;
@@ -163,8 +169,8 @@ function refuseSurelyTooLong(
   // prompt is under limit × the longest token's bytes, no more than what a fitting prompt costs to tokenize.
   if (atLeast >= limit) {
     throw new ContextOverflowError(atLeast, limit, maxNewTokens, {
+      ...overflow,
       promptTokensAtLeast: true,
-      maxTokensOption: "maxNewTokens",
     });
   }
 }

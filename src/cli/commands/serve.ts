@@ -5,8 +5,8 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { FlashAttention } from "../../backends/llamacpp/addon-types.js";
 import { LlamaCppBackend } from "../../backends/llamacpp/llama-cpp-backend.js";
+import { checkApiKey } from "../../server/check-api-key.js";
 import { startTesseraServer } from "../../server/create-server.js";
-import { EmptyApiKeyError } from "../../server/errors/empty-api-key-error.js";
 import { defaultCliModel } from "../default-models.js";
 import { UnknownHostError } from "../errors/unknown-host-error.js";
 import { flashAttentionOption } from "../model-flags.js";
@@ -27,11 +27,9 @@ interface ServeFlags {
   maxBodyBytes: number;
 }
 
-async function serve(flags: ServeFlags): Promise<void> {
+async function serve(flags: ServeFlags, apiKeySource: string): Promise<void> {
   // Checked before the model loads: an empty key (often an unset shell variable) would guard nothing.
-  if (flags.apiKey === "") {
-    throw new EmptyApiKeyError(process.env.TESSERA_API_KEY === "" ? "TESSERA_API_KEY" : "--api-key");
-  }
+  checkApiKey(flags.apiKey, apiKeySource);
   // A host that does not resolve fails before the model is loaded, in the words of --host.
   await lookup(flags.host).catch((error: unknown) => {
     throw new UnknownHostError(flags.host, error);
@@ -133,7 +131,8 @@ export function registerServeCommand(program: Command): void {
     .option("--context-size <n>", "tokens per sequence (prompt + output)", integerArgument(16))
     .addOption(flashAttentionOption())
     .option("--max-body-bytes <n>", "largest request body", integerArgument(1024), 16 * 1024 * 1024)
-    .action(async (flags: ServeFlags) => {
-      await serve(flags);
+    .action(async (flags: ServeFlags, command: Command) => {
+      // A key from the environment is named as such: the flag was never typed.
+      await serve(flags, command.getOptionValueSource("apiKey") === "cli" ? "--api-key" : "TESSERA_API_KEY");
     });
 }

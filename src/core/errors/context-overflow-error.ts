@@ -21,7 +21,12 @@ export class ContextOverflowError extends TesseraError {
     promptTokens: number,
     contextSize: number,
     maxTokens?: number,
-    options: { promptTokensAtLeast?: boolean; maxTokensOption?: string } = {},
+    options: {
+      promptTokensAtLeast?: boolean;
+      maxTokensOption?: string;
+      /** "contextWindow" when that model option, smaller than the sequence, set the limit. */
+      limitOption?: "contextSize" | "contextWindow";
+    } = {},
   ) {
     const atLeast = options.promptTokensAtLeast === true;
     // The option that asked for the output, in the caller's words: `maxTokens` on LlamaContext.generate,
@@ -35,14 +40,17 @@ export class ContextOverflowError extends TesseraError {
     // Lowering the output helps only when the prompt alone fits, and its room is known only from an exact
     // count (a lower bound could leave no room at all).
     const outputFits = maxTokens !== undefined && promptTokens < contextSize;
+    const window = options.limitOption === "contextWindow";
+    const larger = window ? "raise contextWindow" : "create the context with a larger contextSize";
     const remedy = !outputFits
-      ? "Shorten the prompt, or create the context with a larger contextSize."
+      ? `Shorten the prompt, or ${larger}.`
       : atLeast
-        ? `Shorten the prompt, lower ${option}, or create the context with a larger contextSize.`
-        : `Lower ${option} to at most ${contextSize - promptTokens}, shorten the prompt, or create the context with a larger contextSize.`;
-    super(
-      `Context overflow: ${needed}, but a sequence of this context holds ${contextSize} tokens. ${remedy} Nothing was decoded.`,
-    );
+        ? `Shorten the prompt, lower ${option}, or ${larger}.`
+        : `Lower ${option} to at most ${contextSize - promptTokens}, shorten the prompt, or ${larger}.`;
+    const holds = window
+      ? `the contextWindow option allows ${contextSize} tokens`
+      : `a sequence of this context holds ${contextSize} tokens`;
+    super(`Context overflow: ${needed}, but ${holds}. ${remedy} Nothing was decoded.`);
     this.name = "ContextOverflowError";
     this.promptTokens = promptTokens;
     this.maxTokens = maxTokens;
