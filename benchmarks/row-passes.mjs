@@ -17,8 +17,9 @@ const { values } = parseArgs({
     repetitions: { type: "string", default: "4000" },
   },
 });
-if (!/^[1-9]\d*$/.test(values.repetitions)) {
-  throw new Error(`--repetitions must be a whole number of at least 1, got ${values.repetitions}`);
+// The C++ timer reads it with atoi: past 2^31 - 1 it would wrap.
+if (!/^[1-9]\d*$/.test(values.repetitions) || Number(values.repetitions) > 2_147_483_647) {
+  throw new Error(`--repetitions must be a whole number from 1 to 2147483647, got ${values.repetitions}`);
 }
 const root = resolve(import.meta.dirname, "..");
 const cache = join(root, "native", ".cache");
@@ -57,9 +58,11 @@ function run(command, args) {
     });
   });
 }
+// SIGHUP too: the children run in their own process group, so a closed terminal reaches only this process.
 for (const [signal, code] of [
   ["SIGINT", 130],
   ["SIGTERM", 143],
+  ["SIGHUP", 129],
 ]) {
   process.once(signal, () => {
     for (const child of children) {

@@ -74,6 +74,7 @@ const stopServers = () => {
 for (const [signal, code] of [
   ["SIGINT", 130],
   ["SIGTERM", 143],
+  ["SIGHUP", 129],
 ]) {
   process.once(signal, () => {
     void stopServers().finally(() => process.exit(code));

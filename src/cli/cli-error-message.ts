@@ -24,11 +24,17 @@ function contextOverflowMessage(error: ContextOverflowError, surface: CliSurface
       ? `the prompt has ${atLeast}${error.promptTokens} tokens`
       : `the prompt has ${atLeast}${error.promptTokens} tokens and --max-tokens is ${error.maxTokens} (${atLeast}${error.promptTokens + error.maxTokens} in all)`;
   // Lowering the output is offered only when it can help: the prompt alone fits.
+  // With an exact count it says how much output fits, as the library and HTTP do.
   const outputHelps = error.maxTokens !== undefined && error.promptTokens < error.contextSize;
+  const lower = !outputHelps
+    ? ""
+    : error.promptTokensAtLeast
+      ? ", lower --max-tokens"
+      : `, lower --max-tokens to at most ${error.contextSize - error.promptTokens}`;
   const fixes =
     surface === "chat"
-      ? `Shorten your message, raise --context-size${outputHelps ? ", lower --max-tokens" : ""}, keep fewer turns with --window, or type /reset to clear the history`
-      : `Shorten the prompt${outputHelps ? ", lower --max-tokens" : ""}, or raise --context-size`;
+      ? `Shorten your message, raise --context-size${lower}, keep fewer turns with --window, or type /reset to clear the history`
+      : `Shorten the prompt${lower}, or raise --context-size`;
   return `Context overflow: ${needed}, but the context holds ${error.contextSize} tokens. ${fixes}. Nothing was decoded.`;
 }
 

@@ -2,6 +2,7 @@ import { InvalidApiKeyError } from "./errors/invalid-api-key-error.js";
 
 // Visible ASCII, with spaces allowed inside but not at the ends (clients' and Node's header handling trims
 // them, so such a key could never be matched).
+const maxKeyLength = 8192;
 const sendableKey = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
 /**
@@ -16,7 +17,15 @@ export function checkApiKey(key: unknown, source: string): string | undefined {
     throw new InvalidApiKeyError(
       source,
       "is empty, which would let every request in while the server looks guarded. " +
-        `Give a key, or leave ${source} out to serve without one.`,
+        `Give a key, or ${source.startsWith("TESSERA_") ? "unset" : "leave out"} ${source} to serve without one.`,
+    );
+  }
+  // Node refuses requests whose headers pass 16 KiB (431), and some clients less: such a key never arrives.
+  if (key.length > maxKeyLength) {
+    throw new InvalidApiKeyError(
+      source,
+      `is ${key.length} characters long, more than a request header can carry (every request would be refused). ` +
+        `Use a key of at most ${maxKeyLength} characters.`,
     );
   }
   if (!sendableKey.test(key)) {

@@ -25,14 +25,23 @@ const toolCallSchema = z.object({
   function: z.object({ name: z.string().min(1), arguments: z.string() }),
 });
 
-export const chatMessageSchema = z.object({
-  role: z.enum(["system", "developer", "user", "assistant", "tool"]),
-  content: z.union([z.string(), z.array(contentPartSchema), z.null()]).optional(),
-  name: z.string().optional(),
-  tool_calls: z.array(toolCallSchema).optional(),
-  tool_call_id: z.string().optional(),
-  reasoning_content: z.string().optional(),
-});
+export const chatMessageSchema = z.object(
+  {
+    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+    content: z.union([z.string(), z.array(contentPartSchema), z.null()]).optional(),
+    name: z.string().optional(),
+    tool_calls: z.array(toolCallSchema).optional(),
+    tool_call_id: z.string().optional(),
+    reasoning_content: z.string().optional(),
+  },
+  // A bare string where a message belongs is the common mistake; say so in the request's terms.
+  {
+    error: (issue) =>
+      issue.code === "invalid_type"
+        ? `expected a message object ({ role, content }), but got ${jsonKind(issue.input)}`
+        : undefined,
+  },
+);
 export type ChatMessageInput = z.infer<typeof chatMessageSchema>;
 
 const toolSchema = z.object({

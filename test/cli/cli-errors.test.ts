@@ -148,13 +148,16 @@ describe("tessera serve with an API key it cannot use", () => {
   it("refuses --api-key '' naming the flag, before loading the model", async () => {
     const result = await runCli(["serve", "--api-key", "", "--port", "0", "--threads", "1"]);
     expect(result.code).toBe(1);
-    expectOneLine(result.stderr, /--api-key is empty.*Give a key, or leave --api-key out/);
+    expectOneLine(
+      result.stderr,
+      /--api-key is empty.*Give a key, or leave out --api-key to serve without one/,
+    );
   });
 
   it("refuses an empty TESSERA_API_KEY naming the variable", async () => {
     const result = await runCli(["serve", "--port", "0", "--threads", "1"], { env: { TESSERA_API_KEY: "" } });
     expect(result.code).toBe(1);
-    expectOneLine(result.stderr, /TESSERA_API_KEY is empty/);
+    expectOneLine(result.stderr, /TESSERA_API_KEY is empty.*or unset TESSERA_API_KEY/);
   });
 
   it("names the flag when both are empty and the flag was typed", async () => {

@@ -52,7 +52,9 @@ describe("ContextOverflowError's message", () => {
     );
     expect(cliErrorMessage(prompt)).toMatch(/Shorten the prompt, or raise --context-size\./);
     expect(cliErrorMessage(prompt, "chat")).not.toMatch(/lower --max-tokens/);
-    expect(cliErrorMessage(new ContextOverflowError(40, 256, 500))).toMatch(/lower --max-tokens/);
+    expect(cliErrorMessage(new ContextOverflowError(40, 256, 500))).toMatch(
+      /lower --max-tokens to at most 216/,
+    );
   });
 
   it("names contextWindow when that option set the limit", () => {

@@ -254,6 +254,9 @@ describe("tessera serve refuses bad requests with OpenAI errors", () => {
     for (const key of [" ", "\t", "abc ", " abc", "clé", "a\nb"]) expect(app(key)).toThrow(/visible ASCII/);
     expect(app(null)).toThrow(/apiKey must be a string, but is object/);
     expect(app("s3cret key")).not.toThrow();
+    // Past a request header's size no client could send it.
+    expect(app("k".repeat(20_000))).toThrow(/20000 characters long.*at most 8192/);
+    expect(app("k".repeat(8192))).not.toThrow();
   });
 
   it("reports a context overflow as a 400 before any stream starts", async () => {
