@@ -76,14 +76,6 @@ describe("framework refusals", () => {
     expect(broken.body.error.type).toBe("invalid_request_error");
     expect(broken.body.error.message).toMatch(/JSON/);
     expectHttpTerms(broken.body);
-    const bare = await post(
-      `${server.url}/v1/chat/completions`,
-      JSON.stringify({ model: "scripted-model", messages: ["hi"] }),
-    );
-    expect(bare.body.error.param).toBe("messages[0]");
-    expect(bare.body.error.message).toMatch(
-      /expected a message object \(\{ role, content \}\), but got a string$/,
-    );
     const empty = await post(`${server.url}/v1/chat/completions`, "");
     expect(empty.status).toBe(400);
     expectHttpTerms(empty.body);
@@ -393,6 +385,14 @@ describe("the chat messages field", () => {
     );
     expect(text.body.error.param).toBe("messages");
     expect(text.body.error.message).toMatch(/expected an array of messages .* but got a string$/);
+    const bare = await post(
+      `${server.url}/v1/chat/completions`,
+      JSON.stringify({ model: "scripted-model", messages: ["hi"] }),
+    );
+    expect(bare.body.error.param).toBe("messages[0]");
+    expect(bare.body.error.message).toMatch(
+      /expected a message object \(\{ role, content \}\), but got a string$/,
+    );
     const empty = await post(
       `${server.url}/v1/chat/completions`,
       JSON.stringify({ model: "scripted-model", messages: [] }),
