@@ -24,7 +24,8 @@ export function checkApiKey(key: unknown, source: string): string | undefined {
   if (key.length > maxKeyLength) {
     throw new InvalidApiKeyError(
       source,
-      `is ${key.length} characters long, more than a request header can carry (every request would be refused). ` +
+      `is ${key.length} characters long, over the ${maxKeyLength} tessera accepts: Node refuses requests whose ` +
+        "headers pass 16 KiB, and some clients and proxies stop sooner, so such a key would lock clients out. " +
         `Use a key of at most ${maxKeyLength} characters.`,
     );
   }
