@@ -391,6 +391,7 @@ Napi::Value AddonContext::GetCounters(const Napi::CallbackInfo& info) {
   result.Set("promptTokensDecoded", static_cast<double>(counters.promptTokensDecoded));
   result.Set("generatedTokensDecoded", static_cast<double>(counters.generatedTokensDecoded));
   result.Set("decodeCalls", static_cast<double>(counters.decodeCalls));
+  result.Set("heldWakeUps", static_cast<double>(counters.heldWakeUps));
   return result;
 }
 

@@ -248,10 +248,14 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
   }
   if (reason != FinishReason::none) {
     finishLocked(jobPointer, reason, nullptr, "", toNotify);
-  } else if (job.pullWaiting && !(!first && holdDeliveryLocked(job, now))) {
-    job.pullWaiting = false;
-    job.notifyHeld = false;
-    toNotify.push_back(jobPointer);
+  } else if (job.pullWaiting) {
+    if (!first && holdDeliveryLocked(job, now)) {
+      heldWakeUps_++;
+    } else {
+      job.pullWaiting = false;
+      job.notifyHeld = false;
+      toNotify.push_back(jobPointer);
+    }
   }
 }
 

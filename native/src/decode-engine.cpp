@@ -117,7 +117,8 @@ std::vector<std::shared_ptr<DecodeJob>> DecodeEngine::dispose() {
 DecodeEngine::Counters DecodeEngine::counters() {
   std::lock_guard<std::mutex> lock(mutex);
   return {static_cast<int32_t>(active_.size()), static_cast<int32_t>(waiting_.size()), peakLive_,
-          promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_.load(std::memory_order_relaxed)};
+          promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_.load(std::memory_order_relaxed),
+          heldWakeUps_};
 }
 
 void DecodeEngine::resetPeak() {

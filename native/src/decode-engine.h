@@ -44,6 +44,7 @@ class DecodeEngine {
     uint64_t promptTokensDecoded;
     uint64_t generatedTokensDecoded;
     uint64_t decodeCalls;       // successful llama_decode calls
+    uint64_t heldWakeUps;       // events a waiting reader was not woken for at once (deliveryDelayMs)
   };
   Counters counters();
   // Starts a new peak measurement from the jobs live now.
@@ -127,6 +128,7 @@ class DecodeEngine {
   int32_t peakLive_ = 0;                                    // [mutex]
   uint64_t promptTokensDecoded_ = 0;                        // [mutex]
   uint64_t generatedTokensDecoded_ = 0;                     // [mutex]
+  uint64_t heldWakeUps_ = 0;                                // [mutex]
   std::atomic<uint64_t> decodeCalls_{0};                    // a lock per decode step would be a cost for a count
   std::vector<DecodeJob*> batchMembers_;              // [decode thread] read by abortCallback
   size_t roundRobin_ = 0;

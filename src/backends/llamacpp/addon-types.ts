@@ -163,6 +163,11 @@ export interface NativeContextCounters {
   readonly generatedTokensDecoded: number;
   /** Successful llama_decode calls. */
   readonly decodeCalls: number;
+  /**
+   * Events whose waiting reader was not woken at once but with a later step's event (deliveryDelayMs):
+   * 0 while every generation has a delay of 0 or steps too long to hold.
+   */
+  readonly heldWakeUps: number;
 }
 
 export interface NativeContext {
