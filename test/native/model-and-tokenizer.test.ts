@@ -101,6 +101,16 @@ describe("loadLlamaModel", () => {
     expect(() => model.tokenize("x")).toThrow(LlamaDisposedError);
     await expect(model.createContext()).rejects.toThrow(LlamaDisposedError);
   });
+
+  it("gives a context of a disposed model LlamaDisposedError on every call, not the addon's plain error", async () => {
+    const model = await loadTinyModel();
+    const context = await model.createContext({ contextSize: 256, threads: 1 });
+    model.dispose();
+    expect(() => context.counters).toThrow(LlamaDisposedError);
+    expect(() => context.resetPeakCounter()).toThrow(LlamaDisposedError);
+    expect(() => context.sequenceTokens(0)).toThrow(LlamaDisposedError);
+    expect(() => context.generate(Int32Array.of(1, 2), { maxTokens: 1 })).toThrow(LlamaDisposedError);
+  });
 });
 
 describe("GPU offload on a machine without a usable GPU", () => {

@@ -159,20 +159,32 @@ export class LlamaContext implements AsyncDisposable {
 
   /** The decode engine's own counters: live sequences, prompt and generated tokens decoded, decode calls. */
   get counters(): NativeContextCounters {
-    if (this.#disposed) throw new LlamaDisposedError("context");
-    return this.#native.getCounters();
+    return this.#call(() => this.#native.getCounters());
   }
 
   /** Starts `counters.peakLiveSequences` again from the generations live now (e.g. per benchmark run). */
   resetPeakCounter(): void {
-    if (this.#disposed) throw new LlamaDisposedError("context");
-    this.#native.resetPeakCounter();
+    this.#call(() => this.#native.resetPeakCounter());
   }
 
   /** Tokens whose KV cells a sequence currently holds (for prefix-reuse diagnostics). */
   sequenceTokens(sequence: number): Int32Array {
+    return this.#call(() => this.#native.getSequenceTokens(sequence));
+  }
+
+  /**
+   * A native call on this context, with LlamaDisposedError whether this context or its model was disposed
+   * (disposing the model disposes its contexts natively, where this object's flag does not see it).
+   */
+  #call<T>(call: () => T): T {
     if (this.#disposed) throw new LlamaDisposedError("context");
-    return this.#native.getSequenceTokens(sequence);
+    try {
+      return call();
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === "ERR_DISPOSED")
+        throw new LlamaDisposedError("context");
+      throw error;
+    }
   }
 
   /** Stops the decode thread (running generations end with "abort") and frees the context's memory. */
