@@ -72,6 +72,9 @@ export function validateModelOptions<Schema extends z.ZodObject = typeof modelOp
   options: unknown,
   schema: Schema = modelOptionsSchema as unknown as Schema,
 ): z.infer<Schema> {
+  const checked = validPresentOptions(options ?? {}, schema);
+  if (checked !== null) return checked as z.infer<Schema>;
+  // Anything the quick check does not pass is parsed whole, so every refusal reads as it always has.
   const parsed = schema.safeParse(options ?? {});
   if (parsed.success) return parsed.data;
   const validNames = Object.keys(schema.shape);
@@ -85,6 +88,44 @@ export function validateModelOptions<Schema extends z.ZodObject = typeof modelOp
       ? (options as Record<string, unknown>)[String(issue.path[0])]
       : options;
   throw new InvalidModelOptionError(optionName, received, expectationOf(issue));
+}
+
+/** Per schema: whether a missing option parses to nothing (true for optional options without a default). */
+const absentMeansNothing = new WeakMap<z.ZodObject, boolean>();
+
+/**
+ * The options checked one by one, only those the caller gave; null when that is not enough to decide (a
+ * value that is not a plain object, an unknown name, a bad value, a schema with defaults), and the whole
+ * schema is parsed instead. A request gives a handful of the ~26 options: parsing the whole strict object
+ * took 38-51 µs per request on a cold path (a served request after other work), the given ones 14-15 µs.
+ */
+function validPresentOptions(options: unknown, schema: z.ZodObject): Record<string, unknown> | null {
+  if (
+    typeof options !== "object" ||
+    options === null ||
+    Object.getPrototypeOf(options) !== Object.prototype
+  ) {
+    return null;
+  }
+  const shape = schema.shape as Record<string, z.ZodType>;
+  let plain = absentMeansNothing.get(schema);
+  if (plain === undefined) {
+    plain = Object.values(shape).every((field) => {
+      const absent = field.safeParse(undefined);
+      return absent.success && absent.data === undefined;
+    });
+    absentMeansNothing.set(schema, plain);
+  }
+  if (!plain) return null;
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(options)) {
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    if (field === undefined) return null;
+    const parsed = field.safeParse((options as Record<string, unknown>)[key]);
+    if (!parsed.success) return null;
+    result[key] = parsed.data;
+  }
+  return result;
 }
 
 function expectationOf(issue: z.core.$ZodIssue): string {
