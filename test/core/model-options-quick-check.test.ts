@@ -4,7 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { llamaCppModelOptionsSchema } from "../../src/backends/llamacpp/llama-cpp-model-options.js";
-import { extendModelOptionsSchema, modelOptionsSchema, validateModelOptions } from "../../src/core/index.js";
+import {
+  extendModelOptionsSchema,
+  InvalidModelOptionError,
+  modelOptionsSchema,
+  validateModelOptions,
+} from "../../src/core/index.js";
 import { tool } from "../../src/core/tool.js";
 
 function wholeParse(options: unknown, schema: z.ZodObject): unknown {
@@ -94,5 +99,37 @@ describe("validateModelOptions' quick check", () => {
       run: ({ text }) => text,
     });
     expect(validateModelOptions({ tools: [echo] }, modelOptionsSchema).tools?.[0]).toBe(echo);
+  });
+
+  // Found by review: each of these took the quick path and answered differently from the whole parse.
+  it("runs object-level checks (refine) and requires fields that are not optional", () => {
+    const exclusive = extendModelOptionsSchema({}).refine(
+      (options) => !(options.temperature !== undefined && options.topK !== undefined),
+      "temperature and topK exclude each other",
+    );
+    expect(() => validateModelOptions({ temperature: 1, topK: 1 }, exclusive)).toThrow(
+      InvalidModelOptionError,
+    );
+    const handle = extendModelOptionsSchema({ handle: z.custom<object>() });
+    expect(() => validateModelOptions({ temperature: 1 }, handle)).toThrow(InvalidModelOptionError);
+    const kept = extendModelOptionsSchema({
+      mode: z
+        .string()
+        .optional()
+        .default(undefined as never),
+    });
+    expect("mode" in validateModelOptions({}, kept)).toBe(true);
+  });
+
+  it("reads keys as zod does: a non-enumerable or inherited bad value is refused", () => {
+    const hidden = Object.defineProperty({}, "temperature", { value: -5, enumerable: false });
+    expect(() => validateModelOptions(hidden, llamaCppModelOptionsSchema)).toThrow(InvalidModelOptionError);
+  });
+
+  it("returns the options in the schema's order, as the whole parse does", () => {
+    const options = { rawPrompt: true, temperature: 0, maxNewTokens: 32 };
+    expect(Object.keys(validateModelOptions(options, llamaCppModelOptionsSchema))).toEqual(
+      Object.keys(wholeParse(options, llamaCppModelOptionsSchema) as object),
+    );
   });
 });
