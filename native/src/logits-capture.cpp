@@ -218,14 +218,62 @@ __attribute__((always_inline)) inline void loadBlock(const float* values, Float8
   std::memcpy(&d, values + 24, sizeof(d));
 }
 
-__attribute__((always_inline)) inline float maximumOfBlock(const Float8& a, const Float8& b, const Float8& c,
-                                                           const Float8& d) {
+// Out-parameters rather than vector returns: these also inline into the portable clone, where a returned
+// eight-lane vector would change the calling convention (and GCC says so).
+__attribute__((always_inline)) inline void laneMaxima(const Float8& a, const Float8& b, const Float8& c,
+                                                       const Float8& d, Float8& lanes) {
   const Float8 ab = a > b ? a : b;
   const Float8 cd = c > d ? c : d;
-  const Float8 lanes = ab > cd ? ab : cd;
+  lanes = ab > cd ? ab : cd;
+}
+
+__attribute__((always_inline)) inline float horizontalMaximum(const Float8& lanes) {
   float maximum = lanes[0];
   for (int lane = 1; lane < 8; lane++) maximum = lanes[lane] > maximum ? lanes[lane] : maximum;
   return maximum;
+}
+
+__attribute__((always_inline)) inline float maximumOfBlock(const Float8& a, const Float8& b, const Float8& c,
+                                                           const Float8& d) {
+  Float8 lanes;
+  laneMaxima(a, b, c, d, lanes);
+  return horizontalMaximum(lanes);
+}
+
+// The finiteness check of scanRow and summarizeRow: x × 0 is 0 for finite x and NaN for NaN or ±inf, and
+// NaN survives the sums; one accumulator per load of a block, so that no chain waits on another (a fused
+// multiply-add each in the AVX2 clone).
+struct FiniteCheck {
+  Float8 a = {};
+  Float8 b = {};
+  Float8 c = {};
+  Float8 d = {};
+
+  __attribute__((always_inline)) void add(const Float8& x, const Float8& y, const Float8& z, const Float8& w) {
+    const Float8 zero = {};
+    a = x * zero + a;
+    b = y * zero + b;
+    c = z * zero + c;
+    d = w * zero + d;
+  }
+  // 0 for a finite row; NaN otherwise.
+  __attribute__((always_inline)) float total() const {
+    const Float8 sum = (a + b) + (c + d);
+    float result = 0.0f;
+    for (int lane = 0; lane < 8; lane++) result += sum[lane];
+    return result;
+  }
+};
+
+// One 32-entry block of scanRow: folded into the finiteness check, and its lane-wise maxima.
+__attribute__((always_inline)) inline void checkedLaneMaxima(const float* block, FiniteCheck& check, Float8& lanes) {
+  Float8 a;
+  Float8 b;
+  Float8 c;
+  Float8 d;
+  loadBlock(block, a, b, c, d);
+  check.add(a, b, c, d);
+  laneMaxima(a, b, c, d, lanes);
 }
 
 struct TopKScratch {
@@ -251,11 +299,7 @@ TESSERA_ROW_PASS RowSummary summarizeRow(const float* row, int32_t size, std::ve
   const int32_t blocks = std::max(size, 0) / maximaBlock;
   blockMaxima.resize(static_cast<size_t>(blocks));
   constexpr float log2e = 1.44269504088896341f;
-  const Float8 zero = {};
-  Float8 checkA = {};
-  Float8 checkB = {};
-  Float8 checkC = {};
-  Float8 checkD = {};
+  FiniteCheck check;
   Float8 sumA = {};
   Float8 sumB = {};
   // The sums are of exp(x - running) for the running maximum so far: a block that raises it first scales
@@ -267,11 +311,7 @@ TESSERA_ROW_PASS RowSummary summarizeRow(const float* row, int32_t size, std::ve
     Float8 c;
     Float8 d;
     loadBlock(row + static_cast<size_t>(at) * maximaBlock, a, b, c, d);
-    // As in scanRow: x × 0 is NaN for NaN or ±inf, and NaN survives the sums.
-    checkA = a * zero + checkA;
-    checkB = b * zero + checkB;
-    checkC = c * zero + checkC;
-    checkD = d * zero + checkD;
+    check.add(a, b, c, d);
     const float maximum = maximumOfBlock(a, b, c, d);
     blockMaxima[static_cast<size_t>(at)] = maximum;
     if (maximum > running) {
@@ -290,13 +330,9 @@ TESSERA_ROW_PASS RowSummary summarizeRow(const float* row, int32_t size, std::ve
     exponent2OfNonPositiveLanes((d - running) * log2e, exponentials);
     sumB += exponentials;
   }
-  const Float8 checks = (checkA + checkB) + (checkC + checkD);
-  float total = 0.0f;
+  float total = check.total();
   double sum = 0;
-  for (int lane = 0; lane < 8; lane++) {
-    total += checks[lane];
-    sum += static_cast<double>(sumA[lane]) + sumB[lane];
-  }
+  for (int lane = 0; lane < 8; lane++) sum += static_cast<double>(sumA[lane]) + sumB[lane];
   const int32_t tail = blocks * maximaBlock;
   for (int32_t index = tail; index < size; index++) {
     const float value = row[index];
@@ -455,8 +491,7 @@ bool allFinite(const float* row, int32_t size) {
 
 // 32-entry blocks of four eight-lane loads (AVX2 in the x86-64-v3 clone; two SSE halves each in the default
 // one): the pass runs on every generated token, so its cost shows in decode speed on small models.
-// - Finiteness: x × 0 is 0 for finite x and NaN for NaN or ±inf, and NaN survives the sums; one fused
-//   multiply-add per load in the AVX2 clone, into four accumulators so that no chain waits on another.
+// - Finiteness: FiniteCheck, as in summarizeRow.
 // - Maximum and first arg-max: each lane keeps the largest of its block's four entries it has seen (a
 //   max tree, so no per-entry index) and the first block where that value appeared (strictly greater
 //   replaces), in two sets (even and odd blocks) so that the compare-and-select chains overlap. The first
@@ -466,70 +501,33 @@ TESSERA_ROW_PASS RowScan scanRow(const float* row, int32_t size) {
   const int32_t blocks = std::max(size, 0) / maximaBlock;
   Float8 lowest;
   for (int lane = 0; lane < 8; lane++) lowest[lane] = negativeInfinity;
-  Float8 checkA = {};
-  Float8 checkB = {};
-  Float8 checkC = {};
-  Float8 checkD = {};
+  FiniteCheck check;
   Float8 bestEven = lowest;
   Float8 bestOdd = lowest;
   Int8 blockEven = {};
   Int8 blockOdd = {};
   Int8 evenAt = {};
   Int8 oddAt = evenAt + 1;
-  const Float8 zero = {};
+  // One block into a set: strictly greater replaces, so each lane keeps the first block where its maximum
+  // appeared.
+  const auto absorb = [&](int32_t block, Float8& best, Int8& bestBlock, const Int8& blockIndex) {
+    Float8 lanes;
+    checkedLaneMaxima(row + static_cast<size_t>(block) * maximaBlock, check, lanes);
+    const Int8 greater = lanes > best;
+    best = greater ? lanes : best;
+    bestBlock = greater ? blockIndex : bestBlock;
+  };
   int32_t at = 0;
   for (; at + 2 <= blocks; at += 2) {
-    Float8 a;
-    Float8 b;
-    Float8 c;
-    Float8 d;
-    loadBlock(row + static_cast<size_t>(at) * maximaBlock, a, b, c, d);
-    checkA = a * zero + checkA;
-    checkB = b * zero + checkB;
-    checkC = c * zero + checkC;
-    checkD = d * zero + checkD;
-    const Float8 ab = a > b ? a : b;
-    const Float8 cd = c > d ? c : d;
-    const Float8 even = ab > cd ? ab : cd;
-    const Int8 evenGreater = even > bestEven;
-    bestEven = evenGreater ? even : bestEven;
-    blockEven = evenGreater ? evenAt : blockEven;
-    loadBlock(row + static_cast<size_t>(at + 1) * maximaBlock, a, b, c, d);
-    checkA = a * zero + checkA;
-    checkB = b * zero + checkB;
-    checkC = c * zero + checkC;
-    checkD = d * zero + checkD;
-    const Float8 ab2 = a > b ? a : b;
-    const Float8 cd2 = c > d ? c : d;
-    const Float8 odd = ab2 > cd2 ? ab2 : cd2;
-    const Int8 oddGreater = odd > bestOdd;
-    bestOdd = oddGreater ? odd : bestOdd;
-    blockOdd = oddGreater ? oddAt : blockOdd;
+    absorb(at, bestEven, blockEven, evenAt);
+    absorb(at + 1, bestOdd, blockOdd, oddAt);
     evenAt += 2;
     oddAt += 2;
   }
-  if (at < blocks) {  // an odd number of blocks: the last one joins the even set
-    Float8 a;
-    Float8 b;
-    Float8 c;
-    Float8 d;
-    loadBlock(row + static_cast<size_t>(at) * maximaBlock, a, b, c, d);
-    checkA = a * zero + checkA;
-    checkB = b * zero + checkB;
-    checkC = c * zero + checkC;
-    checkD = d * zero + checkD;
-    const Float8 ab = a > b ? a : b;
-    const Float8 cd = c > d ? c : d;
-    const Float8 even = ab > cd ? ab : cd;
-    const Int8 evenGreater = even > bestEven;
-    bestEven = evenGreater ? even : bestEven;
-    blockEven = evenGreater ? evenAt : blockEven;
-  }
-  const Float8 checks = (checkA + checkB) + (checkC + checkD);
-  float total = 0.0f;
+  if (at < blocks) absorb(at, bestEven, blockEven, evenAt);  // an odd number of blocks: the last joins the even set
+  float total = check.total();
   float maximum = negativeInfinity;
   for (int lane = 0; lane < 8; lane++) {
-    total += checks[lane];
     maximum = bestEven[lane] > maximum ? bestEven[lane] : maximum;
     maximum = bestOdd[lane] > maximum ? bestOdd[lane] : maximum;
   }
