@@ -10,11 +10,9 @@
 // server and gap, and the median of the per-round ratios (tessera ÷ llama-server). Run after `npm run build`
 // and `npm run bench:peers`:
 //   node benchmarks/serve-idle-gap.mjs [--model tiny] [--gaps 0,3,10] [--rounds 6] [--requests 40] [--max-tokens 32]
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { findPeerBinary } from "../dist/bench/peer-binaries.js";
-import { freePort, ServerProcess } from "../dist/bench/server-process.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
+import { firstTextMs, median, promptNumbered, requireLlamaServer, ServerSet } from "./serve-support.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -42,143 +40,35 @@ if (Number(values.requests) <= Number(values.skip)) {
     `--requests (${values.requests}) must be more than --skip (${values.skip}): the first --skip requests of a block are not counted`,
   );
 }
-const llamaServer = findPeerBinary("llama-server");
-if (llamaServer === null) {
-  throw new Error(
-    process.env.TESSERA_LLAMA_SERVER
-      ? `no llama-server at TESSERA_LLAMA_SERVER=${process.env.TESSERA_LLAMA_SERVER}: point it at a built llama-server, or unset it and run npm run bench:peers`
-      : "no llama-server: run npm run bench:peers first, or set TESSERA_LLAMA_SERVER to one",
-  );
-}
+const llamaServer = requireLlamaServer();
 const modelPath = await resolveModel(values.model);
 const threads = values.threads;
 const contextSize = "512";
-
-const servers = [];
-// Aborted by an interrupt: a server still starting is stopped by ServerProcess.start itself.
-const interrupted = new AbortController();
-const starting = new Set();
-// One stop for both paths (the signal handler and the finally below, which an interrupted request reaches
-// too): whichever comes first stops every server, and the other waits for the same stop.
-let stopping = null;
-const stopServers = () => {
-  stopping ??= (async () => {
-    interrupted.abort();
-    await Promise.allSettled([...starting]);
-    for (const server of servers) await server.stop();
-  })();
-  return stopping;
-};
-// Interrupted (Ctrl-C, or a signal to this process alone, as \`timeout\` sends), stop both servers before
-// exiting: they are this script's children and would otherwise outlive it.
-for (const [signal, code] of [
-  ["SIGINT", 130],
-  ["SIGTERM", 143],
-  ["SIGHUP", 129],
-]) {
-  process.once(signal, () => {
-    void stopServers().finally(() => process.exit(code));
-  });
-}
-async function start(name, command, args, env) {
-  const port = await freePort();
-  const pending = ServerProcess.start({
-    name,
-    command,
-    args: args(port),
-    readyUrl: `http://127.0.0.1:${port}/health`,
-    signal: interrupted.signal,
-    ...(env && { env }),
-  });
-  starting.add(pending);
-  let process;
-  try {
-    process = await pending;
-  } catch (error) {
-    if (name === "llama-server" && !interrupted.signal.aborted) {
-      throw new Error(
-        `${error.message}\nCheck the llama-server at ${command} (TESSERA_LLAMA_SERVER, or rebuild it with npm run bench:peers).`,
-        { cause: error },
-      );
-    }
-    throw error;
-  } finally {
-    starting.delete(pending);
-  }
-  servers.push(process);
-  // Started just as an interrupt came: stopping may have passed it by.
-  if (interrupted.signal.aborted) await process.stop();
-  return { name, base: `http://127.0.0.1:${port}` };
-}
+const servers = new ServerSet();
 // Started inside the try below, so a server that fails to start stops the one started before it.
 let tessera;
 let peer;
-const startBoth = async () => {
-  tessera = await start("tessera serve", process.execPath, (port) => [
-    resolve("dist/cli/main.js"),
-    "serve",
-    ...["--model", modelPath, "--port", String(port), "--threads", threads],
-    ...["--context-size", contextSize, "--parallel", "1", "--alias", "local", "--flash-attn", "off"],
-  ]);
-  peer = await start("llama-server", llamaServer, (port) => [
-    ...["-m", modelPath, "--host", "127.0.0.1", "--port", String(port)],
-    ...["-t", threads, "-c", contextSize, "-np", "1", "-fa", "off", "--no-webui"],
-  ]);
-};
 // Both continue bare text and ignore end-of-sequence; llama-server must not reuse the last prompt's cells.
 const bodies = new Map([
   ["tessera serve", { ignore_eos: true }],
   ["llama-server", { ignore_eos: true, cache_prompt: false }],
 ]);
-
-const words = "river stone garden letter window morning table bridge cloud forest".split(" ");
 let promptNumber = 0;
-async function firstToken(server) {
-  try {
-    return await timeFirstToken(server);
-  } catch (error) {
-    throw new Error(`${server.name}: ${error.message} (${error.cause?.message ?? "no cause"})`);
-  }
-}
-
-async function timeFirstToken(server) {
+function firstToken(server) {
   promptNumber++;
-  const prompt = `${Array.from({ length: 12 }, (_, j) => words[(promptNumber * 7 + j * 3) % words.length]).join(" ")} ${promptNumber}`;
-  const startedAt = performance.now();
-  const response = await fetch(`${server.base}/v1/completions`, {
-    signal: AbortSignal.timeout(30_000),
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "local",
-      prompt,
-      max_tokens: Number(values["max-tokens"]),
-      temperature: 0,
-      stream: true,
-      ...bodies.get(server.name),
-    }),
-  });
-  if (!response.ok) throw new Error(`${server.name}: HTTP ${response.status} ${await response.text()}`);
-  let first = null;
-  const decoder = new TextDecoder();
-  for await (const bytes of response.body) {
-    if (first === null && /"text":"[^"]/.test(decoder.decode(bytes, { stream: true }))) {
-      first = performance.now() - startedAt;
-    }
-  }
-  if (first === null) throw new Error(`${server.name}: no text in the stream`);
-  return first;
+  return firstTextMs(
+    server,
+    promptNumbered(promptNumber),
+    Number(values["max-tokens"]),
+    bodies.get(server.name),
+  );
 }
 
-const median = (list) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 try {
-  await startBoth();
+  tessera = await servers.startTessera(modelPath, threads, contextSize);
+  peer = await servers.startLlamaServer(llamaServer, modelPath, threads, contextSize);
   console.log(
     `${values.model}, ${threads} thread(s), ${values["max-tokens"]} tokens per request, ${values.rounds} rounds of ${values.requests} requests per server and gap (first ${values.skip} of each block not counted); ${new Date().toISOString()}`,
   );
@@ -236,5 +126,5 @@ try {
     `| alternating request by request, 0 | ${median(times.get(tessera.name)).toFixed(2)} | ${median(times.get(peer.name)).toFixed(2)} | ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
   );
 } finally {
-  await stopServers();
+  await servers.stop();
 }

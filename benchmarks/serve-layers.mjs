@@ -11,9 +11,8 @@
 //   node benchmarks/serve-layers.mjs [--model tiny] [--rounds 120] [--skip 10] [--max-tokens 32]
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { findPeerBinary } from "../dist/bench/peer-binaries.js";
-import { freePort, ServerProcess } from "../dist/bench/server-process.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
+import { firstTextMs, median, promptNumbered, requireLlamaServer, ServerSet } from "./serve-support.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -30,120 +29,42 @@ if (Number(values.rounds) <= Number(values.skip)) {
   throw new Error(`--rounds (${values.rounds}) must be more than --skip (${values.skip})`);
 }
 if (Number(values["max-tokens"]) < 1) throw new Error("--max-tokens must be at least 1");
-const llamaServer = findPeerBinary("llama-server");
-if (llamaServer === null) {
-  throw new Error("no llama-server: run npm run bench:peers first, or set TESSERA_LLAMA_SERVER to one");
-}
+const llamaServer = requireLlamaServer();
 const modelPath = await resolveModel(values.model);
-
-const servers = [];
-const interrupted = new AbortController();
-const starting = new Set();
-let stopping = null;
-const stopServers = () => {
-  stopping ??= (async () => {
-    interrupted.abort();
-    await Promise.allSettled([...starting]);
-    for (const { process } of servers) await process.stop();
-  })();
-  return stopping;
-};
-for (const [signal, code] of [
-  ["SIGINT", 130],
-  ["SIGTERM", 143],
-  ["SIGHUP", 129],
-]) {
-  process.once(signal, () => {
-    void stopServers().finally(() => process.exit(code));
-  });
-}
-async function start(name, command, args, extra = {}) {
-  const port = await freePort();
-  const pending = ServerProcess.start({
-    name,
-    command,
-    args: args(port),
-    readyUrl: `http://127.0.0.1:${port}/health`,
-    signal: interrupted.signal,
-  });
-  starting.add(pending);
-  try {
-    const started = await pending;
-    servers.push({ name, process: started, base: `http://127.0.0.1:${port}`, extra });
-    if (interrupted.signal.aborted) await started.stop();
-  } finally {
-    starting.delete(pending);
-  }
-}
-
+const servers = new ServerSet();
 const minimal = resolve(import.meta.dirname, "serve-layers", "minimal-server.mjs");
-const words = "river stone garden letter window morning table bridge cloud forest".split(" ");
-const median = (list) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
+const minimalArgs = (mode) => (port) => [minimal, mode, String(port), modelPath];
 try {
-  await start("tessera serve", process.execPath, (port) => [
-    resolve("dist/cli/main.js"),
-    "serve",
-    ...["--model", modelPath, "--port", String(port), "--threads", "1", "--context-size", "512"],
-    ...["--parallel", "1", "--alias", "local", "--flash-attn", "off"],
-  ]);
-  await start("minimal server, backend + thunk", process.execPath, (port) => [
-    minimal,
-    "backend",
-    String(port),
-    modelPath,
-  ]);
-  await start("minimal server, LlamaContext", process.execPath, (port) => [
-    minimal,
-    "context",
-    String(port),
-    modelPath,
-  ]);
-  await start(
-    "llama-server",
-    llamaServer,
-    (port) => [
-      ...["-m", modelPath, "--host", "127.0.0.1", "--port", String(port)],
-      ...["-t", "1", "-c", "512", "-np", "1", "-fa", "off", "--no-webui"],
-    ],
-    // It must not reuse the last prompt's cells, which the others do not either.
-    { cache_prompt: false },
-  );
-  const times = new Map(servers.map(({ name }) => [name, []]));
-  const ratios = new Map(servers.map(({ name }) => [name, []]));
+  const started = [
+    await servers.startTessera(modelPath, "1", "512"),
+    await servers.start("minimal server, backend + thunk", process.execPath, minimalArgs("backend")),
+    await servers.start("minimal server, LlamaContext", process.execPath, minimalArgs("context")),
+    await servers.startLlamaServer(llamaServer, modelPath, "1", "512"),
+  ];
+  // llama-server must not reuse the last prompt's cells, which the others do not either.
+  const extraBody = (name) => (name === "llama-server" ? { cache_prompt: false } : {});
+  const times = new Map(started.map(({ name }) => [name, []]));
+  const ratios = new Map(started.map(({ name }) => [name, []]));
+  const failures = new Map(started.map(({ name }) => [name, 0]));
   let promptNumber = 0;
   for (let round = 0; round < Number(values.rounds); round++) {
-    const order = [...servers].sort(() => Math.random() - 0.5);
+    const order = [...started].sort(() => Math.random() - 0.5);
     const roundTimes = new Map();
     for (const server of order) {
       promptNumber++;
-      const prompt = `${Array.from({ length: 12 }, (_, j) => words[(promptNumber * 7 + j * 3) % words.length]).join(" ")} ${promptNumber}`;
-      const startedAt = performance.now();
-      const response = await fetch(`${server.base}/v1/completions`, {
-        signal: AbortSignal.timeout(30_000),
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          model: "local",
-          prompt,
-          max_tokens: Number(values["max-tokens"]),
-          temperature: 0,
-          stream: true,
-          ...server.extra,
-        }),
-      });
-      if (!response.ok) throw new Error(`${server.name}: HTTP ${response.status} ${await response.text()}`);
-      let first = null;
-      const decoder = new TextDecoder();
-      for await (const bytes of response.body) {
-        if (first === null && /"text":"[^"]/.test(decoder.decode(bytes, { stream: true }))) {
-          first = performance.now() - startedAt;
-        }
+      try {
+        const ms = await firstTextMs(
+          server,
+          promptNumbered(promptNumber),
+          Number(values["max-tokens"]),
+          extraBody(server.name),
+        );
+        roundTimes.set(server.name, ms);
+      } catch {
+        // llama-server's output parser sometimes ends a stream with an error event on the random model's
+        // text: that run is counted apart, as bench ttfb does.
+        failures.set(server.name, failures.get(server.name) + 1);
       }
-      if (first !== null) roundTimes.set(server.name, first);
     }
     if (round < Number(values.skip)) continue;
     const reference = roundTimes.get("llama-server");
@@ -155,14 +76,16 @@ try {
   console.log(
     `${values.model}, 1 thread, ${values["max-tokens"]} tokens per request, ${values.rounds} rounds (first ${values.skip} not counted), servers in a new random order each round; ${new Date().toISOString()}`,
   );
-  console.log("| server | first token ms (median) | ÷ llama-server (median of per-round ratios) | runs |");
-  console.log("|---|---:|---:|---:|");
-  for (const { name } of servers) {
+  console.log(
+    "| server | first token ms (median) | ÷ llama-server (median of per-round ratios) | runs | failed runs |",
+  );
+  console.log("|---|---:|---:|---:|---:|");
+  for (const { name } of started) {
     const list = times.get(name);
     console.log(
-      `| ${name} | ${median(list).toFixed(2)} | ${median(ratios.get(name)).toFixed(2)}× | ${list.length} |`,
+      `| ${name} | ${median(list).toFixed(2)} | ${median(ratios.get(name)).toFixed(2)}× | ${list.length} | ${failures.get(name)} |`,
     );
   }
 } finally {
-  await stopServers();
+  await servers.stop();
 }
