@@ -23,14 +23,15 @@ function contextOverflowMessage(error: ContextOverflowError, surface: CliSurface
     error.maxTokens === undefined
       ? `the prompt has ${atLeast}${error.promptTokens} tokens`
       : `the prompt has ${atLeast}${error.promptTokens} tokens and --max-tokens is ${error.maxTokens} (${atLeast}${error.promptTokens + error.maxTokens} in all)`;
-  // Lowering the output is offered only when it can help: the prompt alone fits.
-  // With an exact count it says how much output fits, as the library and HTTP do.
-  const outputHelps = error.maxTokens !== undefined && error.promptTokens < error.contextSize;
-  const lower = !outputHelps
-    ? ""
-    : error.promptTokensAtLeast
-      ? ", lower --max-tokens"
-      : `, lower --max-tokens to at most ${error.contextSize - error.promptTokens}`;
+  // Lowering the output is offered only when it can help, with how much fits when that is known, as the
+  // library and HTTP do.
+  const room = error.outputRoom;
+  const lower =
+    room !== null
+      ? `, lower --max-tokens to at most ${room}`
+      : error.outputMayHelp
+        ? ", lower --max-tokens"
+        : "";
   const fixes =
     surface === "chat"
       ? `Shorten your message, raise --context-size${lower}, keep fewer turns with --window, or type /reset to clear the history`

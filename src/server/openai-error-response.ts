@@ -96,7 +96,7 @@ export function toErrorResponse(
     // The prompt fits and only the room asked for the output does not: the output's field is the one to change.
     const field = !ContextOverflowError.isInstance(error)
       ? param
-      : maxTokensOverflow(error)
+      : (error.outputRoom ?? null) !== null
         ? outputField
         : promptField;
     return response(status, requestTermsMessage(error, promptField, outputField), type, field, code, headers);
@@ -151,27 +151,20 @@ function requestTermsMessage(
         ? `the prompt is ${atLeast}${error.promptTokens} tokens`
         : `the prompt is ${atLeast}${error.promptTokens} tokens and ${outputField} asks for ${error.maxTokens} more ` +
           `(${atLeast}${error.promptTokens + error.maxTokens} in all)`;
-    const remedy = maxTokensOverflow(error)
-      ? `Lower ${outputField} to at most ${error.contextSize - error.promptTokens}.`
-      : error.maxTokens === undefined || error.promptTokens >= error.contextSize
-        ? `Shorten the ${promptField}.`
-        : `Shorten the ${promptField}, or lower ${outputField}.`;
+    // `?? null`: an error from an older copy of the package (matched by its marker) has no such getter.
+    const room = error.outputRoom ?? null;
+    const remedy =
+      room !== null
+        ? `Lower ${outputField} to at most ${room}.`
+        : error.outputMayHelp
+          ? `Shorten the ${promptField}, or lower ${outputField}.`
+          : `Shorten the ${promptField}.`;
     return `This model's context holds ${error.contextSize} tokens per request, but ${needed}. ${remedy}`;
   }
   if (UnsupportedInputError.isInstance(error)) {
     return `The messages contain ${error.input}, which the served model cannot take. Remove those content parts.`;
   }
   return error.message;
-}
-
-/**
- * True when the prompt alone fits the context, so only max_tokens made the request overflow. Known only
- * from an exact count: a lower bound (a prompt refused from its bytes) could be the prompt's fault.
- */
-function maxTokensOverflow(error: ContextOverflowError): boolean {
-  return (
-    error.maxTokens !== undefined && error.promptTokens < error.contextSize && !error.promptTokensAtLeast
-  );
 }
 
 /**

@@ -37,16 +37,15 @@ export class ContextOverflowError extends TesseraError {
       maxTokens === undefined
         ? `the prompt has ${count}`
         : `the prompt has ${count} and ${option} is ${maxTokens} (${atLeast ? "at least " : ""}${promptTokens + maxTokens} in all)`;
-    // Lowering the output helps only when the prompt alone fits, and its room is known only from an exact
-    // count (a lower bound could leave no room at all).
-    const outputFits = maxTokens !== undefined && promptTokens < contextSize;
+    const room = outputRoomOf(promptTokens, contextSize, maxTokens, atLeast);
     const window = options.limitOption === "contextWindow";
     const larger = window ? "raise contextWindow" : "create the context with a larger contextSize";
-    const remedy = !outputFits
-      ? `Shorten the prompt, or ${larger}.`
-      : atLeast
-        ? `Shorten the prompt, lower ${option}, or ${larger}.`
-        : `Lower ${option} to at most ${contextSize - promptTokens}, shorten the prompt, or ${larger}.`;
+    const remedy =
+      room !== null
+        ? `Lower ${option} to at most ${room}, shorten the prompt, or ${larger}.`
+        : outputMayHelpOf(promptTokens, contextSize, maxTokens)
+          ? `Shorten the prompt, lower ${option}, or ${larger}.`
+          : `Shorten the prompt, or ${larger}.`;
     const holds = window
       ? `the contextWindow option allows ${contextSize} tokens`
       : `a sequence of this context holds ${contextSize} tokens`;
@@ -58,7 +57,36 @@ export class ContextOverflowError extends TesseraError {
     this.promptTokensAtLeast = atLeast;
   }
 
+  /**
+   * The most output that fits, when only the output overflowed and the prompt was counted exactly: what
+   * every surface offers as "lower the output to at most N". Null when the prompt alone overflows, when no
+   * output limit was asked, or when the count is a lower bound (it could leave no room at all).
+   */
+  get outputRoom(): number | null {
+    return outputRoomOf(this.promptTokens, this.contextSize, this.maxTokens, this.promptTokensAtLeast);
+  }
+
+  /** Whether a smaller output limit could help at all: one was asked and the prompt (or its bound) fits. */
+  get outputMayHelp(): boolean {
+    return outputMayHelpOf(this.promptTokens, this.contextSize, this.maxTokens);
+  }
+
   static override isInstance(error: unknown): error is ContextOverflowError {
     return hasErrorMarker(error, marker);
   }
+}
+
+function outputMayHelpOf(promptTokens: number, contextSize: number, maxTokens: number | undefined): boolean {
+  return maxTokens !== undefined && promptTokens < contextSize;
+}
+
+function outputRoomOf(
+  promptTokens: number,
+  contextSize: number,
+  maxTokens: number | undefined,
+  atLeast: boolean,
+): number | null {
+  return outputMayHelpOf(promptTokens, contextSize, maxTokens) && !atLeast
+    ? contextSize - promptTokens
+    : null;
 }
