@@ -107,7 +107,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
   const [tessera, runner] = first === tesseraRate ? [a, b] : [b, a];
   ratios.push(tessera / runner);
   console.log(
-    `round ${round + 1}: tessera ${tessera.toFixed(2)}, runner ${runner.toFixed(2)} tokens/s, ratio ${(tessera / runner).toFixed(3)}`,
+    `round ${round + 1}: tessera ${tessera.toFixed(2)}, ${values.reference === "tg" ? "tg" : "runner"} ${runner.toFixed(2)} tokens/s, ratio ${(tessera / runner).toFixed(3)}`,
   );
 }
 const sorted = [...ratios].sort((a, b) => a - b);

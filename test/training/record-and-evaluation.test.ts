@@ -20,6 +20,8 @@ let start: string;
 let corpus: string;
 /** A checkpoint whose record has no start loss (written by a run that validated nothing). */
 let checkpoint: string;
+/** That checkpoint's record. */
+let baseRecord: TrainingRecord;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "tessera-train-record-"));
@@ -27,7 +29,7 @@ beforeAll(async () => {
   corpus = join(folder, "line.txt");
   await writeFile(corpus, `${line}\n`.repeat(400));
   checkpoint = join(folder, "checkpoint.gguf");
-  const record: TrainingRecord = {
+  baseRecord = {
     corpus: "text file line.txt",
     start: "micro",
     steps: 3,
@@ -52,7 +54,7 @@ beforeAll(async () => {
     trainedPath: start,
     outputPath: checkpoint,
     name: "checkpoint",
-    record: trainingRecordEntries(record),
+    record: trainingRecordEntries(baseRecord),
   });
 }, 60_000);
 
@@ -97,6 +99,40 @@ describe("models evaluate --task text on a model trained on a text file", () => 
     expect(linesOf(result.stdout)[0]).toBe(
       "note: this model was trained on a text file line.txt; the figures below are on Debian's fortunes, its own held-out figure is the training record's",
     );
+  }, 60_000);
+});
+
+describe("models evaluate and a record's corpus (final review)", () => {
+  // Writes a checkpoint like the one above whose record describes its corpus as `description`.
+  async function checkpointWith(description: string, name: string): Promise<string> {
+    const path = join(folder, `${name}.gguf`);
+    await writeTrainedModel({
+      startPath: start,
+      trainedPath: start,
+      outputPath: path,
+      name,
+      record: trainingRecordEntries({ ...baseRecord, corpus: description }),
+    });
+    return path;
+  }
+
+  it("treats a corpus described some other way as text, as before: no sorting score for it", async () => {
+    const other = await checkpointWith("my own notes, 12 lines", "other-corpus");
+    const result = await runCli(["models", "evaluate", other, "--task", "sorting", "--problems", "2"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /--task sorting does not match this model's training corpus .*use --task text/,
+    );
+  }, 60_000);
+
+  it("keeps a text file's name whole in the note, brackets included", async () => {
+    const bracketed = await checkpointWith(
+      "text file a (b).txt (sha256 0123456789ab…, 17200 characters), last 20 lines held out",
+      "bracketed",
+    );
+    const result = await runCli(["models", "evaluate", bracketed, "--task", "text", "--characters", "20"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(linesOf(result.stdout)[0]).toMatch(/^note: this model was trained on a text file a \(b\)\.txt; /);
   }, 60_000);
 });
 

@@ -36,8 +36,9 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   const out = (line: string): boolean => process.stdout.write(`${line}\n`);
   // A trained model's figures only mean something on its own task (tiny-arith's loss is not bits per
   // character of English); a GGUF without a record (a random-weight preset) may be measured on any.
-  const recordTask = record === undefined ? undefined : taskOfCorpusDescription(record.corpus);
-  if (record !== undefined && recordTask !== undefined && recordTask !== options.task) {
+  // A corpus described some other way is text: only the built-in tasks are told apart (as before).
+  const recordTask = record === undefined ? undefined : (taskOfCorpusDescription(record.corpus) ?? "text");
+  if (record !== undefined && recordTask !== options.task) {
     throw new InvalidArgumentError(
       `--task ${options.task} does not match this model's training corpus (${record.corpus.split(/[:(]/)[0]!.trim()}); ` +
         `use --task ${recordTask}`,
@@ -73,7 +74,8 @@ async function evaluate(model: string, options: EvaluateOptions): Promise<void> 
   // too (its own held-out lines are in its training record only), so say so beside the figures.
   if (record?.corpus.startsWith("text file ")) {
     out(
-      `note: this model was trained on a ${record.corpus.split(" (")[0]}; the figures below are on Debian's fortunes, its own held-out figure is the training record's`,
+      // The description ends in " (sha256 …, N characters), …": the file name itself may hold " (".
+      `note: this model was trained on a ${record.corpus.replace(/ \(sha256 [\s\S]*$/, "")}; the figures below are on Debian's fortunes, its own held-out figure is the training record's`,
     );
   }
   const fortunes = await loadFortunes();
