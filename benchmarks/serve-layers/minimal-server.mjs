@@ -13,16 +13,20 @@ const backend = mode === "backend" ? await LlamaCppBackend.create({ model: model
 const model = mode === "context" ? await loadLlamaModel(modelPath) : null;
 const context = model === null ? null : await model.createContext(settings);
 
-async function answer(request, send) {
+// `started` runs once the generation is running, as tessera serve sends its headers then (the backend
+// refuses up front, so a started generation is an accepted one).
+async function answer(request, started, send) {
   if (backend !== null) {
     const [thunk] = await backend.generateFromRaw([new CBlock(request.prompt)], new SimpleContext(), {
       modelOptions: { maxNewTokens: request.max_tokens, temperature: 0, rawPrompt: true },
     });
+    started();
     for await (const part of thunk.parts()) if (part.type === "text-delta") send(part.text);
   } else {
     const tokens = model.tokenize(request.prompt);
-    for await (const event of context.generate(tokens, { maxTokens: request.max_tokens, temperature: 0 }))
-      send(event.text);
+    const stream = context.generate(tokens, { maxTokens: request.max_tokens, temperature: 0 });
+    started();
+    for await (const event of stream) send(event.text);
   }
 }
 
@@ -37,16 +41,17 @@ const server = createServer((req, res) => {
     body += chunk;
   });
   req.on("end", () => {
-    let first = true;
+    const started = () => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.flushHeaders();
+    };
     const send = (text) => {
-      if (first) res.writeHead(200, { "content-type": "text/event-stream" });
-      first = false;
       res.write(`data: ${JSON.stringify({ object: "text_completion", choices: [{ index: 0, text }] })}\n\n`);
     };
-    answer(JSON.parse(body), send).then(
+    answer(JSON.parse(body), started, send).then(
       () => res.end("data: [DONE]\n\n"),
       (error) => {
-        if (first) res.writeHead(500);
+        if (!res.headersSent) res.writeHead(500);
         res.end(String(error));
       },
     );

@@ -30,6 +30,15 @@ export interface BackendCapabilities {
   rawPrompt?: boolean;
   /** Sequences decoded together in one batch (1 = no batching). */
   parallelSequences: number;
+  /**
+   * Every refusal of a request (an option out of range, a prompt that does not fit) rejects the generate
+   * call itself, and a thunk it returns is already running. tessera serve then sends a streamed answer's
+   * headers as soon as the generation starts, as OpenAI does, so the client has them before the first
+   * token instead of parsing them with it. A backend that may still refuse after returning its thunk (a
+   * remote one learns of refusals from its server's answer) leaves this unset: its refusals then stay
+   * plain HTTP errors, because the headers wait for the first output.
+   */
+  refusesUpFront?: boolean;
 }
 
 export interface GenerateOptions<T = string> {

@@ -95,7 +95,14 @@ export function createTesseraApp(options: TesseraServerOptions): {
   );
   const modelName = options.modelName ?? backend.modelId;
   const servedModels = [...new Set([modelName, ...(options.aliases ?? [])])];
-  const dependencies = { limiter, metrics, modelName, servedModels, limits: { maxBodyBytes } };
+  const dependencies = {
+    limiter,
+    metrics,
+    modelName,
+    servedModels,
+    limits: { maxBodyBytes },
+    headersOnStart: backend.capabilities.refusesUpFront === true,
+  };
 
   // Only with a key: an async hook costs every request a promise and a hop before its route runs.
   const apiKey = checkApiKey(options.apiKey, "apiKey");

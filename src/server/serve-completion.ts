@@ -51,12 +51,18 @@ export interface ServeDependencies {
   /** The model name and its aliases: what requests may name. */
   servedModels: readonly string[];
   limits: ServerLimits;
+  /**
+   * Send a streamed answer's headers as soon as its generation starts (the backend refuses up front, so a
+   * started generation is an accepted one), rather than with the first output.
+   */
+  headersOnStart: boolean;
 }
 
 /**
  * Serve one completion (chat or text) for one HTTP request: wait for a slot (or 503), start it, and answer as JSON or as
- * SSE. Nothing is sent before the first output arrives, so a refusal (context overflow, bad option) is a
- * plain HTTP error. A client that leaves cancels its generation; a slow one slows it down.
+ * SSE. Nothing is sent before the generation is accepted, so a refusal (context overflow, bad option) is a
+ * plain HTTP error: a backend that refuses up front has accepted a generation it started, any other one only
+ * when its first output arrives. A client that leaves cancels its generation; a slow one slows it down.
  */
 export async function serveCompletion(
   reply: FastifyReply,
@@ -100,7 +106,9 @@ export async function serveCompletion(
       await thunk.cancelGeneration();
       return;
     }
-    if (plan.stream) await streamAnswer(reply, plan, identity, thunk, receivedAt, metrics);
+    if (plan.stream) {
+      await streamAnswer(reply, plan, identity, thunk, receivedAt, metrics, dependencies.headersOnStart);
+    }
     else {
       await thunk.avalue();
       metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
@@ -136,6 +144,7 @@ async function streamAnswer(
   thunk: ModelOutputThunk<unknown>,
   receivedAt: number,
   metrics: ServerMetrics,
+  headersOnStart: boolean,
 ): Promise<void> {
   // One part at a time: the iterator protocol keeps the pull bounded by the thunk's queue.
   const iterator = thunk.parts()[Symbol.asyncIterator]();
@@ -144,13 +153,21 @@ async function streamAnswer(
     return result.done ? null : result.value;
   };
   let pulled = 0;
-  // The first output (or the failure) decides between an HTTP error and a 200 stream. Parts that carry
-  // none (logits, metadata, usage) are read from the thunk when the text they belong to is sent.
-  let part = await next();
-  while (part !== null && !carriesOutput(part)) part = await next();
+  // Parts that carry no output (logits, metadata, usage) are read from the thunk when the text they belong
+  // to is sent.
+  const firstOutput = async (): Promise<StreamPart | null> => {
+    let part = await next();
+    while (part !== null && !carriesOutput(part)) part = await next();
+    return part;
+  };
+  // Without headersOnStart, the first output (or the failure) decides between an HTTP error and a 200
+  // stream. With it, the generation is already accepted: the headers go out now, while the prompt is
+  // decoded, so neither this thread nor the client handles them after the first token; a failure before the
+  // first output is then an error event, as a later one is.
+  let part = headersOnStart ? null : await firstOutput();
   reply.hijack();
   const writer = new SseWriter(reply.raw);
-  writer.start();
+  writer.start(headersOnStart);
   let first = true;
   const aligner = new StepAligner();
   /** Send what is new (text, reasoning, logprobs); false once the client is gone. */
@@ -172,6 +189,7 @@ async function streamAnswer(
     return true;
   };
   try {
+    if (headersOnStart) part = await firstOutput();
     // Backends resolve their own conventions (tool-call markup, stop sequences): text parts are answer
     // text. Tool calls, the finish reason and usage go in the closing chunks, as OpenAI sends them.
     for (; part !== null; part = await next()) {

@@ -16,13 +16,18 @@ export class SseWriter {
     return !this.#response.destroyed && !this.#response.writableEnded;
   }
 
-  start(): void {
+  /**
+   * The 200 and its headers. Node holds them until the first write; `flush` sends them now instead (an
+   * accepted generation whose first event is still being decoded).
+   */
+  start(flush = false): void {
     this.#response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       connection: "keep-alive",
       "x-accel-buffering": "no",
     });
+    if (flush) this.#response.flushHeaders();
   }
 
   async send(payload: unknown): Promise<boolean> {

@@ -116,6 +116,8 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
       toolChoice: true,
       rawPrompt: true,
       parallelSequences: sequences,
+      // prepareRequest checks options, template and length before #start, which starts the native run.
+      refusesUpFront: true,
     };
   }
 

@@ -1,0 +1,138 @@
+// A streamed answer's headers leave as soon as the backend has accepted the generation (it refuses up
+// front), while the prompt is still being decoded: the client then parses them before the first token
+// instead of with it, as OpenAI's API sends them. Refusals stay plain HTTP errors; a failure after
+// acceptance and before the first output is an error event, as one after it is.
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TesseraServer } from "../../src/server/index.js";
+import { closeServersAfterEach, serve } from "./scripted-server.js";
+import { type ServedTinyModel, serveTinyModel, stopServedTinyModel } from "./served-tiny-model.js";
+
+closeServersAfterEach();
+
+/** Each raw read of the response's socket, in order, and the whole body. */
+async function rawReads(server: TesseraServer, body: unknown): Promise<{ reads: string[]; status: number }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const reads: string[] = [];
+    const call = request(
+      `${server.url}/v1/completions`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+        agent: false,
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve({ reads, status: response.statusCode ?? 0 }));
+        response.on("error", reject);
+      },
+    );
+    call.on("socket", (socket) => socket.on("data", (bytes: Buffer) => reads.push(bytes.toString("latin1"))));
+    call.on("error", reject);
+    call.end(payload);
+  });
+}
+
+/** Milliseconds from the call to the response headers, and to the first event that carries text. */
+async function headersThenText(url: string, body: unknown): Promise<{ headers: number; text: number }> {
+  const startedAt = performance.now();
+  const response = await fetch(`${url}/v1/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const headers = performance.now() - startedAt;
+  let text = Number.NaN;
+  const decoder = new TextDecoder();
+  for await (const bytes of response.body!) {
+    if (Number.isNaN(text) && /"text":"[^"]/.test(decoder.decode(bytes, { stream: true }))) {
+      text = performance.now() - startedAt;
+    }
+  }
+  return { headers, text };
+}
+
+describe("headers of a streamed answer", () => {
+  it("leave before the first output when the backend refuses up front, and with it otherwise", async () => {
+    const slowFirst = { text: "hello", chunks: ["hello"], delayMs: 400 };
+    const early = await serve([slowFirst], { scripted: { capabilities: { refusesUpFront: true } } });
+    const timing = await headersThenText(early.server.url, { model: "scripted-model", prompt: "hi", stream: true });
+    // The scripted chunk waits 400 ms: the headers came before it, not with it.
+    expect(timing.text - timing.headers).toBeGreaterThan(200);
+    await early.server.close();
+
+    const late = await serve([slowFirst]);
+    const held = await headersThenText(late.server.url, { model: "scripted-model", prompt: "hi", stream: true });
+    expect(held.headers).toBeGreaterThan(200);
+    expect(held.text - held.headers).toBeLessThan(200);
+  });
+
+  it("turn a failure before the first output into an error event once accepted, and keep refusals HTTP errors", async () => {
+    const failure = { text: "", chunks: [], failWith: new Error("the decoder broke") };
+    const early = await serve([failure, { text: "", throwOnCall: new Error("refused") }], {
+      scripted: { capabilities: { refusesUpFront: true } },
+    });
+    const failed = await fetch(`${early.server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "scripted-model", prompt: "hi", stream: true }),
+    });
+    expect(failed.status).toBe(200);
+    const events = await failed.text();
+    expect(events).toContain('"error"');
+    expect(events).not.toContain("[DONE]");
+    // A refusal (thrown by the generate call) is still a plain HTTP error, with no stream.
+    const refused = await fetch(`${early.server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "scripted-model", prompt: "hi", stream: true }),
+    });
+    expect(refused.status).toBe(500);
+    expect(refused.headers.get("content-type")).toContain("application/json");
+    await early.server.close();
+
+    // Without the capability, the same failure before any output is a plain HTTP error, as before.
+    const late = await serve([failure]);
+    const plain = await fetch(`${late.server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "scripted-model", prompt: "hi", stream: true }),
+    });
+    expect(plain.status).toBe(500);
+  });
+});
+
+describe("headers of a streamed answer on the real addon", () => {
+  let served: ServedTinyModel;
+  beforeAll(async () => {
+    served = await serveTinyModel({ sequences: 1 });
+  });
+  afterAll(() => stopServedTinyModel(served));
+
+  it("arrive in a read of their own, before the prompt is decoded", async () => {
+    expect(served.backend.capabilities.refusesUpFront).toBe(true);
+    // A prompt of ~150 tokens takes milliseconds to decode on one thread: the headers leave before it.
+    const prompt = Array.from({ length: 60 }, (_, index) => `word${index}`).join(" ");
+    const { reads, status } = await rawReads(served.server, {
+      model: "tiny",
+      prompt,
+      max_tokens: 4,
+      temperature: 0,
+      stream: true,
+    });
+    expect(status).toBe(200);
+    expect(reads[0]).toMatch(/^HTTP\/1\.1 200/);
+    expect(reads[0]).not.toContain("data:");
+    expect(reads.join("")).toContain("data: [DONE]");
+    // A prompt that does not fit is still refused with a 400 before any stream starts.
+    const refused = await rawReads(served.server, {
+      model: "tiny",
+      prompt: "word ".repeat(400),
+      max_tokens: 4,
+      stream: true,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.reads.join("")).toContain("context_length_exceeded");
+  });
+});
