@@ -108,8 +108,7 @@ export async function serveCompletion(
     }
     if (plan.stream) {
       await streamAnswer(reply, plan, identity, thunk, receivedAt, metrics, dependencies.headersOnStart);
-    }
-    else {
+    } else {
       await thunk.avalue();
       metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
       if (!clientGone.signal.aborted) await reply.code(200).send(plan.body(identity, thunk));

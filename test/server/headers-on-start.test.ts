@@ -57,13 +57,21 @@ describe("headers of a streamed answer", () => {
   it("leave before the first output when the backend refuses up front, and with it otherwise", async () => {
     const slowFirst = { text: "hello", chunks: ["hello"], delayMs: 400 };
     const early = await serve([slowFirst], { scripted: { capabilities: { refusesUpFront: true } } });
-    const timing = await headersThenText(early.server.url, { model: "scripted-model", prompt: "hi", stream: true });
+    const timing = await headersThenText(early.server.url, {
+      model: "scripted-model",
+      prompt: "hi",
+      stream: true,
+    });
     // The scripted chunk waits 400 ms: the headers came before it, not with it.
     expect(timing.text - timing.headers).toBeGreaterThan(200);
     await early.server.close();
 
     const late = await serve([slowFirst]);
-    const held = await headersThenText(late.server.url, { model: "scripted-model", prompt: "hi", stream: true });
+    const held = await headersThenText(late.server.url, {
+      model: "scripted-model",
+      prompt: "hi",
+      stream: true,
+    });
     expect(held.headers).toBeGreaterThan(200);
     expect(held.text - held.headers).toBeLessThan(200);
   });
