@@ -75,8 +75,15 @@ export abstract class BaseBackend implements Backend {
         modelOptions,
       });
       if (changes.modelOptions !== undefined) modelOptions = this.resolveModelOptions(changes.modelOptions);
-      observation = this.#observe("chat", action, modelOptions, options);
-      const result = await this.doGenerateFromContext(action, context, { ...options, modelOptions });
+      const startedAt = performance.now();
+      // Observed once the generation has started: the span's bookkeeping then runs while the backend
+      // decodes, not before it starts. The span still starts with the call (startedAt).
+      let result: GenerateResult<T>;
+      try {
+        result = await this.doGenerateFromContext(action, context, { ...options, modelOptions });
+      } finally {
+        observation = this.#observe("chat", action, modelOptions, options, startedAt);
+      }
       this.#attach(result.thunk, action, context, modelOptions);
       observation.follow(result.thunk);
       await this.hooks.emit("generationPostCall", { backend: this, action, context, thunk: result.thunk });
@@ -94,13 +101,21 @@ export abstract class BaseBackend implements Backend {
     options: GenerateOptions<T> = {},
   ): Promise<Array<ModelOutputThunk<T>>> {
     options.signal?.throwIfAborted();
+    const startedAt = performance.now();
     const modelOptions = this.resolveModelOptions(options.modelOptions);
-    // One span per generation of the batch, so each carries its own usage and finish reason.
-    const observations = actions.map((action) =>
-      this.#observe(this.rawOperation(), action, modelOptions, options),
-    );
+    // One span per generation of the batch, so each carries its own usage and finish reason. Observed once
+    // the generations have started (or failed to), so this bookkeeping runs while the backend decodes; the
+    // spans still start with the call (startedAt).
+    let observations: BackendCallObservation[] = [];
+    const observe = () =>
+      actions.map((action) => this.#observe(this.rawOperation(), action, modelOptions, options, startedAt));
     try {
-      const thunks = await this.doGenerateFromRaw(actions, context, { ...options, modelOptions });
+      let thunks: Array<ModelOutputThunk<T>>;
+      try {
+        thunks = await this.doGenerateFromRaw(actions, context, { ...options, modelOptions });
+      } finally {
+        observations = observe();
+      }
       thunks.forEach((thunk, index) => {
         this.#attach(thunk, actions[index]!, context, modelOptions);
         observations[index]?.follow(thunk);
@@ -131,8 +146,10 @@ export abstract class BaseBackend implements Backend {
     action: GenerateAction<T>,
     modelOptions: ModelOptions,
     options: GenerateOptions<T>,
+    startedAt: number,
   ): BackendCallObservation {
     return new BackendCallObservation({
+      startedAt,
       operation,
       requestModel: this.modelId,
       actionType: (action as object).constructor?.name ?? "unknown",

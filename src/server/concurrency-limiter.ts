@@ -29,6 +29,18 @@ export class ConcurrencyLimiter {
     return this.#waiters.length;
   }
 
+  /**
+   * A slot now, or null when none is free (then acquire() queues): no promise and no hop on the common
+   * path. The returned function releases it (calling it twice is harmless).
+   */
+  tryAcquire(signal?: AbortSignal): (() => void) | null {
+    signal?.throwIfAborted();
+    // A free slot means nobody waits: released slots pass straight to waiters.
+    if (this.#active >= this.parallel) return null;
+    this.#active += 1;
+    return this.#releaser();
+  }
+
   /** Wait for a slot; the returned function releases it (calling it twice is harmless). */
   async acquire(signal?: AbortSignal): Promise<() => void> {
     signal?.throwIfAborted();

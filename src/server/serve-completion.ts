@@ -71,11 +71,6 @@ export async function serveCompletion(
 ): Promise<void> {
   const { limiter, metrics } = dependencies;
   const receivedAt = performance.now();
-  const identity: ResponseIdentity = {
-    id: `${plan.route === "chat" ? "chatcmpl" : "cmpl"}-${randomUUID()}`,
-    created: Math.floor(Date.now() / 1000),
-    model: dependencies.modelName,
-  };
   const clientGone = new AbortController();
   let thunk: ModelOutputThunk<unknown> | null = null;
   const onClose = () => {
@@ -92,16 +87,26 @@ export async function serveCompletion(
 
   let release: (() => void) | null = null;
   try {
-    // acquire() joins the queue synchronously, so the gauge sees this request while it waits.
-    const slot = limiter.acquire(clientGone.signal);
-    metrics.queueDepth.set(limiter.waiting);
-    try {
-      release = await slot;
-    } finally {
+    // A free slot is taken at once (no hop, and the queue gauge does not move). Otherwise acquire() joins
+    // the queue synchronously, so the gauge sees this request while it waits.
+    release = limiter.tryAcquire(clientGone.signal);
+    if (release === null) {
+      const slot = limiter.acquire(clientGone.signal);
       metrics.queueDepth.set(limiter.waiting);
+      try {
+        release = await slot;
+      } finally {
+        metrics.queueDepth.set(limiter.waiting);
+      }
     }
-    metrics.activeGenerations.set(limiter.active);
     thunk = await plan.start(clientGone.signal);
+    // What the start does not need runs after it, while the prompt is decoded.
+    metrics.activeGenerations.set(limiter.active);
+    const identity: ResponseIdentity = {
+      id: `${plan.route === "chat" ? "chatcmpl" : "cmpl"}-${randomUUID()}`,
+      created: Math.floor(Date.now() / 1000),
+      model: dependencies.modelName,
+    };
     if (clientGone.signal.aborted) {
       await thunk.cancelGeneration();
       return;

@@ -172,6 +172,38 @@ describe("OpenTelemetry on the local backend", () => {
     expect(chat?.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0);
   });
 
+  it("spans start when the call does, though they are made once the generation has started", async () => {
+    // The backend observes its call after the native run starts (that bookkeeping then overlaps the
+    // prompt's decoding); the span must still cover the whole call, its preparation included.
+    const calledAt = performance.timeOrigin + performance.now();
+    const [thunk] = await backend.generateFromRaw([new CBlock("One, two,")], new SimpleContext(), {
+      modelOptions: { maxNewTokens: 2 },
+    });
+    await thunk!.avalue();
+    const [span] = named("text_completion tiny");
+    expect(span).toBeDefined();
+    const startedAt = span!.startTime[0] * 1000 + span!.startTime[1] / 1e6;
+    // requestStartedAt: performance.now() as the backend began preparing (before tokenizing).
+    const preparedFrom = performance.timeOrigin + thunk!.generation.timings!.requestStartedAt!;
+    expect(startedAt).toBeGreaterThanOrEqual(calledAt - 0.01);
+    expect(startedAt).toBeLessThanOrEqual(preparedFrom + 0.01);
+
+    // A refused call (a prompt past the context) still gets its span, failed, also from the call's start.
+    spans.reset();
+    const refusedAt = performance.timeOrigin + performance.now();
+    await expect(
+      backend.generateFromRaw([new CBlock("word ".repeat(5000))], new SimpleContext(), {
+        modelOptions: { maxNewTokens: 2 },
+      }),
+    ).rejects.toThrow(/context/i);
+    const [refused] = named("text_completion tiny");
+    expect(refused?.status.code).toBe(2);
+    const refusedStart = refused!.startTime[0] * 1000 + refused!.startTime[1] / 1e6;
+    const refusedEnd = refused!.endTime[0] * 1000 + refused!.endTime[1] / 1e6;
+    expect(refusedStart).toBeGreaterThanOrEqual(refusedAt - 0.01);
+    expect(refusedEnd).toBeGreaterThan(refusedStart);
+  });
+
   it("validate() outside a strategy makes its own validation span", async () => {
     const output = ComputedModelOutputThunk.from(new ModelOutputThunk("an answer"));
     await validate(

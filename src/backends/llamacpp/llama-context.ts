@@ -10,7 +10,11 @@ import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
 import { GrammarError } from "./errors/grammar-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
-import { type GenerateTokensOptions, resolveGenerateOptions } from "./native-generate-options.js";
+import {
+  type GenerateTokensOptions,
+  type ResolvedGenerateOptions,
+  resolveGenerateOptions,
+} from "./native-generate-options.js";
 import { checkTokens } from "./native-option-checks.js";
 import { TokenStream } from "./token-stream.js";
 
@@ -65,6 +69,13 @@ export interface ForkOptions extends GenerateTokensOptions {
  * A llama.cpp context with its own decode thread. Every generation started on it is queued until a
  * sequence is free; all running generations decode together, one llama_batch per step.
  */
+/**
+ * Starts options that resolveGenerateOptions already checked against this context's sizes, so a caller
+ * that validated them before deciding to start (the backend's prepareRequest) does not check them twice
+ * on the request path. Not exported from the package: the options must come from resolveGenerateOptions.
+ */
+export let startResolved: (context: LlamaContext, resolved: ResolvedGenerateOptions) => TokenStream;
+
 export class LlamaContext implements AsyncDisposable {
   readonly #native: NativeContext;
   readonly #vocabSize: number;
@@ -122,7 +133,28 @@ export class LlamaContext implements AsyncDisposable {
   generate(promptTokens: ArrayLike<number>, options: GenerateTokensOptions = {}): TokenStream {
     if (this.#disposed) throw new LlamaDisposedError("context");
     const prompt = checkTokens("promptTokens", promptTokens, this.#vocabSize);
-    const resolved = resolveGenerateOptions(prompt, options, this.#vocabSize, this.#info.sequenceContextSize);
+    return this.#start(
+      resolveGenerateOptions(prompt, options, this.#vocabSize, this.#info.sequenceContextSize),
+    );
+  }
+
+  static {
+    startResolved = (context, resolved) => {
+      if (context.#disposed) throw new LlamaDisposedError("context");
+      if (
+        resolved.vocabSize !== context.#vocabSize ||
+        resolved.sequenceContextSize !== context.#info.sequenceContextSize
+      ) {
+        throw new RangeError(
+          `options resolved for a vocabulary of ${resolved.vocabSize} and sequences of ${resolved.sequenceContextSize} tokens cannot start on a context with ${context.#vocabSize} and ${context.#info.sequenceContextSize}; resolve them for this context`,
+        );
+      }
+      return context.#start(resolved);
+    };
+  }
+
+  #start(resolved: ResolvedGenerateOptions): TokenStream {
+    const prompt = resolved.native.tokens;
     const config = {
       vocabSize: this.#vocabSize,
       seed: resolved.seed,
@@ -136,7 +168,12 @@ export class LlamaContext implements AsyncDisposable {
     try {
       job = this.#native.generate(resolved.native);
     } catch (error) {
-      throw translateNativeError(error, prompt.length, this.#info.sequenceContextSize, options.grammar);
+      throw translateNativeError(
+        error,
+        prompt.length,
+        this.#info.sequenceContextSize,
+        resolved.native.grammar,
+      );
     }
     this.#running++;
     return new TokenStream(job, { ...config, onEnd: () => this.#running-- });

@@ -19,9 +19,9 @@ import { type ChatTemplateLimits, ChatTemplateSandbox } from "./chat-template-sa
 import { BackendNotLoadedError } from "./errors/backend-not-loaded-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { NoGenerationViewError } from "./errors/no-generation-view-error.js";
-import type { LlamaContext } from "./llama-context.js";
+import { type LlamaContext, startResolved } from "./llama-context.js";
 import { type LoadedLlama, loadLlama, tokenText } from "./llama-cpp-loader.js";
-import { llamaCppModelOptionsSchema, toTokenOptions } from "./llama-cpp-model-options.js";
+import { llamaCppModelOptionsSchema } from "./llama-cpp-model-options.js";
 import type { LlamaModel } from "./llama-model.js";
 import { startLlamaStreamRun } from "./llama-stream-run.js";
 import { checkChoice, checkInteger, checkString, rejectUnknownOptions } from "./native-option-checks.js";
@@ -261,16 +261,8 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const nativeStarts: number[] = [];
     try {
       for (const item of prepared) {
-        // No signal here: the thunk listens to the caller's signal (once) and cancels the run's stream.
-        // tokenLogprobs off: nothing after the stream run reads an event's own logprob (logits traces,
-        // server logprobs and token signals use the captures' log-sum-exp), and greedy decoding without
-        // captures then skips a pass over the vocabulary per token (docs/native.md).
-        const tokenOptions = {
-          ...toTokenOptions(item.modelOptions, { grammar: item.grammar }),
-          tokenLogprobs: false,
-        };
         nativeStarts.push(performance.now());
-        streams.push(loaded.context.generate(item.tokens, tokenOptions));
+        streams.push(startResolved(loaded.context, item.native));
       }
     } catch (error) {
       // A later generation of the batch was refused (say its grammar): stop the ones already started.

@@ -144,6 +144,9 @@ export interface ResolvedGenerateOptions {
   readonly seed: number;
   readonly signal: AbortSignal | undefined;
   readonly queueCapacity: number;
+  /** What the options were checked against: a context may start them only when it has the same sizes. */
+  readonly vocabSize: number;
+  readonly sequenceContextSize: number;
 }
 
 const maximumTopK = 1 << 16;
@@ -337,5 +340,12 @@ export function resolveGenerateOptions(
   if (grammar !== undefined && grammar.trim() === "") {
     throw new InvalidSamplerOptionError("grammar", "a non-empty GBNF grammar", grammar);
   }
-  return { native, seed: resolvedSeed, signal: checkSignal("signal", options.signal), queueCapacity };
+  return {
+    native,
+    seed: resolvedSeed,
+    signal: checkSignal("signal", options.signal),
+    queueCapacity,
+    vocabSize,
+    sequenceContextSize,
+  };
 }

@@ -12,7 +12,10 @@ import { collectTools } from "./collect-tools.js";
 import { grammarForJsonSchema, jsonSchemaOfZod } from "./json-schema-grammar.js";
 import { type LoadedLlama, tokenizePrompt, tokenizeRawPrompt } from "./llama-cpp-loader.js";
 import { type LlamaCppModelOptions, toTokenOptions } from "./llama-cpp-model-options.js";
-import { resolveGenerateOptions } from "./native-generate-options.js";
+import {
+  type ResolvedGenerateOptions as ResolvedNativeOptions,
+  resolveGenerateOptions,
+} from "./native-generate-options.js";
 import { toolCallGrammar } from "./tool-call-format.js";
 
 /** One request (or one of a batch), checked and tokenized, ready to start. */
@@ -30,6 +33,8 @@ export interface PreparedRequest<T> {
   readonly grammar: string | undefined;
   readonly modelOptions: LlamaCppModelOptions;
   readonly format: z.ZodType<T> | undefined;
+  /** The native options, checked against the backend's context: what #start starts, unchecked again. */
+  readonly native: ResolvedNativeOptions;
 }
 
 export interface PreparationInput<T> {
@@ -127,8 +132,18 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
     maxNewTokens === undefined && limit < sequenceSize
       ? { ...modelOptions, maxNewTokens: limit - tokens.length }
       : modelOptions;
-  // Validates every native option now, so no generation of a batch starts when one of them is bad.
-  resolveGenerateOptions(tokens, toTokenOptions(bounded, { grammar }), loaded.model.vocabSize, sequenceSize);
+  // Validates every native option now, so no generation of a batch starts when one of them is bad; the
+  // result is what starts, so the request path checks them once. No signal: the thunk listens to the
+  // caller's signal (once) and cancels the run's stream. tokenLogprobs off: nothing after the stream run
+  // reads an event's own logprob (logits traces, server logprobs and token signals use the captures'
+  // log-sum-exp), and greedy decoding without captures then skips a pass over the vocabulary per token
+  // (docs/native.md).
+  const native = resolveGenerateOptions(
+    tokens,
+    { ...toTokenOptions(bounded, { grammar }), tokenLogprobs: false },
+    loaded.model.vocabSize,
+    sequenceSize,
+  );
   return {
     action: input.action,
     prompt,
@@ -141,6 +156,7 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
     grammar,
     modelOptions: bounded,
     format,
+    native,
   };
 }
 

@@ -18,6 +18,11 @@ export interface BackendCallObservationStart {
   structured: boolean;
   /** The backend's own attributes (the OpenAI backend adds server.address and server.port). */
   attributes: Attributes;
+  /**
+   * performance.now() when the call started; default now. A backend observes its call once the generation
+   * has started (this bookkeeping then runs while it decodes), and the span still starts with the call.
+   */
+  startedAt?: number;
 }
 
 /**
@@ -28,15 +33,17 @@ export interface BackendCallObservationStart {
 export class BackendCallObservation {
   readonly #span: Span;
   readonly #start: BackendCallObservationStart;
-  readonly #startedAt = performance.now();
+  readonly #startedAt: number;
   #ended = false;
 
   constructor(start: BackendCallObservationStart) {
     this.#start = start;
+    this.#startedAt = start.startedAt ?? performance.now();
     const options = start.modelOptions;
     // GenAI semconv names a client span "{gen_ai.operation.name} {gen_ai.request.model}" ("chat tiny").
     this.#span = trace.getTracer(backendScope).startSpan(`${start.operation} ${start.requestModel}`, {
       kind: SpanKind.CLIENT,
+      startTime: performance.timeOrigin + this.#startedAt,
       attributes: withoutUndefined({
         [GenAi.operationName]: start.operation,
         [GenAi.requestModel]: start.requestModel,
