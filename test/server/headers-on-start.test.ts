@@ -3,6 +3,7 @@
 // instead of with it, as OpenAI's API sends them. Refusals stay plain HTTP errors; a failure after
 // acceptance and before the first output is an error event, as one after it is.
 import { request } from "node:http";
+import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TesseraServer } from "../../src/server/index.js";
 import { closeServersAfterEach, serve } from "./scripted-server.js";
@@ -118,9 +119,19 @@ describe("headers of a streamed answer on the real addon", () => {
   });
   afterAll(() => stopServedTinyModel(served));
 
-  it("arrive in a read of their own, before the prompt is decoded", async () => {
+  it("go to the socket in a write of their own, before the prompt is decoded", async () => {
     expect(served.backend.capabilities.refusesUpFront).toBe(true);
-    // A prompt of ~150 tokens takes milliseconds to decode on one thread: the headers leave before it.
+    // What the server hands its socket, write by write. (Reads on the client's side could merge the headers
+    // with the first event on a loaded machine; the server's writes show the order whatever the timing.)
+    const writes: string[] = [];
+    const recordWrites = (socket: Socket) => {
+      const write = socket.write;
+      socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+        writes.push(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("latin1"));
+        return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+      } as typeof socket.write;
+    };
+    served.server.app.server.once("connection", recordWrites);
     const prompt = Array.from({ length: 60 }, (_, index) => `word${index}`).join(" ");
     const { reads, status } = await rawReads(served.server, {
       model: "tiny",
@@ -130,8 +141,10 @@ describe("headers of a streamed answer on the real addon", () => {
       stream: true,
     });
     expect(status).toBe(200);
-    expect(reads[0]).toMatch(/^HTTP\/1\.1 200/);
-    expect(reads[0]).not.toContain("data:");
+    // The first write is the status line and headers alone: no chunk of the body rides with them.
+    expect(writes[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\n$/);
+    expect(writes[0]).not.toContain("data:");
+    expect(writes.slice(1).join("")).toContain("data: {");
     expect(reads.join("")).toContain("data: [DONE]");
     // A prompt that does not fit is still refused with a 400 before any stream starts.
     const refused = await rawReads(served.server, {
