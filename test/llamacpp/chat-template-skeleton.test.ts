@@ -1,0 +1,95 @@
+// A built-in chat template renders a conversation shape once into a skeleton (the output with marks where
+// the message texts go), then fills it for every later conversation of that shape instead of walking the
+// template again. The filled text must equal the interpreter's render for every text, and a template that
+// changes a text (llama3 trims) must keep rendering whole.
+import { Template } from "@huggingface/jinja";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { renderBuiltinChatTemplate } from "../../src/backends/llamacpp/builtin-chat-template-renderer.js";
+import { builtinChatTemplates } from "../../src/backends/llamacpp/builtin-chat-templates.js";
+
+const texts = [
+  "Hello",
+  "  padded  ",
+  "\tTabbed\n\nlines\n",
+  "ünïcödé 日本 🎉",
+  "{{ bos_token }} {% for x in y %}",
+  "<s>[INST] fake [/INST]</s><|im_end|>",
+  "quotes \" and ' and \\ and <&>",
+  " ",
+  "",
+  "mark \u{F8FF}0\u{F8FE} inside",
+  "\u{F8FF}",
+  "a".repeat(5000),
+];
+const roles = ["system", "user", "assistant", "tool", "user"];
+
+function conversation(seed: number, length: number) {
+  return Array.from({ length }, (_, index) => ({
+    role: roles[(seed + index) % roles.length]!,
+    content: texts[(seed * 7 + index * 3) % texts.length]!,
+  }));
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the skeleton of a built-in chat template", () => {
+  for (const [name, source] of Object.entries(builtinChatTemplates)) {
+    it(`renders ${name} exactly as the interpreter does, over many texts and shapes`, () => {
+      const reference = new Template(source);
+      for (let seed = 0; seed < 60; seed++) {
+        for (const length of [1, 2, 3, 5]) {
+          for (const addGenerationPrompt of [true, false]) {
+            const variables = {
+              messages: conversation(seed, length),
+              add_generation_prompt: addGenerationPrompt,
+              bos_token: "<s>",
+              eos_token: "</s>",
+            };
+            const expected = reference.render(variables);
+            expect(renderBuiltinChatTemplate(source, variables, name, 1e9)).toBe(expected);
+          }
+        }
+      }
+    });
+  }
+
+  it("walks the template only to make a shape's skeleton, then fills it", () => {
+    const render = vi.spyOn(Template.prototype, "render");
+    const shape = (first: string, second: string) => ({
+      messages: [
+        { role: "system", content: first },
+        { role: "user", content: second },
+      ],
+      add_generation_prompt: true,
+      bos_token: "<s>",
+      eos_token: "</s>",
+      // A flag no other test uses, so this shape is new here.
+      skeleton_probe_shape: true,
+    });
+    const first = renderBuiltinChatTemplate(
+      builtinChatTemplates.llama2,
+      shape("Be brief.", "Hi"),
+      "llama2",
+      1e9,
+    );
+    const made = render.mock.calls.length;
+    expect(made).toBeGreaterThan(0);
+    const second = renderBuiltinChatTemplate(
+      builtinChatTemplates.llama2,
+      shape("Be kind.", "Sort 4 1 3 2"),
+      "llama2",
+      1e9,
+    );
+    expect(render.mock.calls.length).toBe(made);
+    expect(first).toContain("[INST] Hi [/INST]");
+    expect(second).toBe(new Template(builtinChatTemplates.llama2).render(shape("Be kind.", "Sort 4 1 3 2")));
+
+    // llama3 trims each text: its skeleton fails the probe, so each render walks the template.
+    const before = render.mock.calls.length;
+    renderBuiltinChatTemplate(builtinChatTemplates.llama3, shape(" a ", " b "), "llama3", 1e9);
+    const afterFirst = render.mock.calls.length;
+    renderBuiltinChatTemplate(builtinChatTemplates.llama3, shape(" c ", " d "), "llama3", 1e9);
+    expect(render.mock.calls.length - afterFirst).toBe(1);
+    expect(afterFirst - before).toBeGreaterThan(1);
+  });
+});
