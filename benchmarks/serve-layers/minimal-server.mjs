@@ -48,11 +48,22 @@ const server = createServer((req, res) => {
     const send = (text) => {
       res.write(`data: ${JSON.stringify({ object: "text_completion", choices: [{ index: 0, text }] })}\n\n`);
     };
-    answer(JSON.parse(body), started, send).then(
+    let request;
+    try {
+      request = JSON.parse(body);
+    } catch (error) {
+      res.writeHead(400, { "content-type": "text/plain" });
+      res.end(`the body is not JSON: ${error.message}`);
+      return;
+    }
+    answer(request, started, send).then(
       () => res.end("data: [DONE]\n\n"),
       (error) => {
-        if (!res.headersSent) res.writeHead(500);
-        res.end(String(error));
+        // Before the start, a plain error; after it, an error event and no [DONE], as tessera serve does.
+        if (!res.headersSent) {
+          res.writeHead(500, { "content-type": "text/plain" });
+          res.end(String(error));
+        } else res.end(`data: ${JSON.stringify({ error: { message: String(error) } })}\n\n`);
       },
     );
   });

@@ -67,6 +67,8 @@ export abstract class BaseBackend implements Backend {
     options.signal?.throwIfAborted();
     let modelOptions = this.resolveModelOptions(options.modelOptions);
     let observation: BackendCallObservation | null = null;
+    let startedAt: number | null = null;
+    let started: ModelOutputThunk<T> | null = null;
     try {
       const changes = await this.hooks.emit("generationPreCall", {
         backend: this,
@@ -75,21 +77,23 @@ export abstract class BaseBackend implements Backend {
         modelOptions,
       });
       if (changes.modelOptions !== undefined) modelOptions = this.resolveModelOptions(changes.modelOptions);
-      const startedAt = performance.now();
+      startedAt = performance.now();
+      const result = await this.doGenerateFromContext(action, context, { ...options, modelOptions });
+      started = result.thunk;
       // Observed once the generation has started: the span's bookkeeping then runs while the backend
       // decodes, not before it starts. The span still starts with the call (startedAt).
-      let result: GenerateResult<T>;
-      try {
-        result = await this.doGenerateFromContext(action, context, { ...options, modelOptions });
-      } finally {
-        observation = this.#observe("chat", action, modelOptions, options, startedAt);
-      }
+      observation = this.#observe("chat", action, modelOptions, options, startedAt);
       this.#attach(result.thunk, action, context, modelOptions);
       observation.follow(result.thunk);
       await this.hooks.emit("generationPostCall", { backend: this, action, context, thunk: result.thunk });
       return result;
     } catch (error) {
-      observation?.fail(error);
+      // A call that fails after its generation started (telemetry, a hook) hands it to nobody: stop it, or
+      // it would hold its sequence until garbage collection.
+      if (started !== null) void started.cancelGeneration();
+      if (startedAt !== null) {
+        (observation ?? this.#observeFailure("chat", action, modelOptions, options, startedAt))?.fail(error);
+      }
       await this.hooks.emit("generationError", { backend: this, action, thunk: null, error });
       throw error;
     }
@@ -106,22 +110,25 @@ export abstract class BaseBackend implements Backend {
     // One span per generation of the batch, so each carries its own usage and finish reason. Observed once
     // the generations have started (or failed to), so this bookkeeping runs while the backend decodes; the
     // spans still start with the call (startedAt).
-    let observations: BackendCallObservation[] = [];
-    const observe = () =>
-      actions.map((action) => this.#observe(this.rawOperation(), action, modelOptions, options, startedAt));
+    let observations: BackendCallObservation[] | null = null;
+    let started: Array<ModelOutputThunk<T>> = [];
     try {
-      let thunks: Array<ModelOutputThunk<T>>;
-      try {
-        thunks = await this.doGenerateFromRaw(actions, context, { ...options, modelOptions });
-      } finally {
-        observations = observe();
-      }
+      const thunks = await this.doGenerateFromRaw(actions, context, { ...options, modelOptions });
+      started = thunks;
+      observations = actions.map((action) =>
+        this.#observe(this.rawOperation(), action, modelOptions, options, startedAt),
+      );
       thunks.forEach((thunk, index) => {
         this.#attach(thunk, actions[index]!, context, modelOptions);
-        observations[index]?.follow(thunk);
+        observations![index]?.follow(thunk);
       });
       return thunks;
     } catch (error) {
+      // Generations started by a call that then failed (telemetry) reach nobody: stop them (see above).
+      for (const thunk of started) void thunk.cancelGeneration();
+      observations ??= actions.flatMap(
+        (action) => this.#observeFailure(this.rawOperation(), action, modelOptions, options, startedAt) ?? [],
+      );
       for (const observation of observations) observation.fail(error);
       await this.hooks.emit("generationError", { backend: this, action: null, thunk: null, error });
       throw error;
@@ -139,6 +146,21 @@ export abstract class BaseBackend implements Backend {
   /** Attributes this backend adds to its generation spans and metrics (say server.address); none by default. */
   protected telemetryAttributes(): Attributes {
     return {};
+  }
+
+  /** The span of a call that failed, or none when telemetry itself fails: the call's own error is the one to report. */
+  #observeFailure<T>(
+    operation: GenAiOperation,
+    action: GenerateAction<T>,
+    modelOptions: ModelOptions,
+    options: GenerateOptions<T>,
+    startedAt: number,
+  ): BackendCallObservation | null {
+    try {
+      return this.#observe(operation, action, modelOptions, options, startedAt);
+    } catch {
+      return null;
+    }
   }
 
   #observe<T>(

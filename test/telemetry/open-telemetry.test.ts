@@ -188,20 +188,26 @@ describe("OpenTelemetry on the local backend", () => {
     expect(startedAt).toBeGreaterThanOrEqual(calledAt - 0.01);
     expect(startedAt).toBeLessThanOrEqual(preparedFrom + 0.01);
 
-    // A refused call (a prompt past the context) still gets its span, failed, also from the call's start.
-    spans.reset();
-    const refusedAt = performance.timeOrigin + performance.now();
-    await expect(
-      backend.generateFromRaw([new CBlock("word ".repeat(5000))], new SimpleContext(), {
-        modelOptions: { maxNewTokens: 2 },
-      }),
-    ).rejects.toThrow(/context/i);
-    const [refused] = named("text_completion tiny");
-    expect(refused?.status.code).toBe(2);
-    const refusedStart = refused!.startTime[0] * 1000 + refused!.startTime[1] / 1e6;
-    const refusedEnd = refused!.endTime[0] * 1000 + refused!.endTime[1] / 1e6;
-    expect(refusedStart).toBeGreaterThanOrEqual(refusedAt - 0.01);
-    expect(refusedEnd).toBeGreaterThan(refusedStart);
+    // A refused call (an output past the context, refused in microseconds) still gets its span, failed,
+    // from the call's start, and ends after it starts, on the same clock as its exception event.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      spans.reset();
+      const refusedAt = performance.timeOrigin + performance.now();
+      await expect(
+        backend.generateFromRaw([new CBlock("One")], new SimpleContext(), {
+          modelOptions: { maxNewTokens: 1_000_000 },
+        }),
+      ).rejects.toThrow(/context/i);
+      const [refused] = named("text_completion tiny");
+      expect(refused?.status.code).toBe(2);
+      const refusedStart = refused!.startTime[0] * 1000 + refused!.startTime[1] / 1e6;
+      const refusedEnd = refused!.endTime[0] * 1000 + refused!.endTime[1] / 1e6;
+      expect(refusedStart).toBeGreaterThanOrEqual(refusedAt - 0.01);
+      expect(refusedEnd).toBeGreaterThan(refusedStart);
+      const [event] = refused!.events;
+      expect(event?.name).toBe("exception");
+      expect(event!.time[0] * 1000 + event!.time[1] / 1e6).toBeGreaterThanOrEqual(refusedStart);
+    }
   });
 
   it("validate() outside a strategy makes its own validation span", async () => {

@@ -72,6 +72,9 @@ export class BackendCallObservation {
   #finish(thunk: ModelOutputThunk<unknown> | null, startError: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
+    // On the clock the span started on: given a start time, the SDK would time its end and events with
+    // Date.now() (whole milliseconds, another origin), so a quick call would end at or before its start.
+    const endedAt = performance.timeOrigin + performance.now();
     const generation = thunk?.generation ?? null;
     const error = startError ?? thunk?.failure ?? null;
     const common = withoutUndefined({
@@ -99,13 +102,13 @@ export class BackendCallObservation {
       );
     }
     if (error !== null) {
-      if (error instanceof Error) span.recordException(error);
+      if (error instanceof Error) span.recordException(error, endedAt);
       span.setStatus({
         code: SpanStatusCode.ERROR,
         message: error instanceof Error ? error.message : String(error),
       });
     }
-    span.end();
+    span.end(endedAt);
 
     const instruments = genAiInstruments();
     instruments.operationDuration.record((performance.now() - this.#startedAt) / 1000, common);
