@@ -6,7 +6,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
-import { CBlock } from "../../src/core/index.js";
+import { CBlock, HookRegistry } from "../../src/core/index.js";
 import { ChatContext, SimpleContext } from "../../src/stdlib/index.js";
 
 let failing = false;
@@ -66,5 +66,25 @@ describe("a span processor that throws", () => {
     failing = false;
     await expect.poll(() => backend.context.runningGenerations, { timeout: 2_000 }).toBe(0);
     expect(await nextCallAnswers()).toBe("answered");
+  });
+});
+
+describe("a generationPostCall hook that throws", () => {
+  it("fails the call and stops the generation it started", async () => {
+    const hooks = new HookRegistry();
+    hooks.on("generationPostCall", () => {
+      throw new Error("the hook broke");
+    });
+    const hooked = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256, hooks });
+    try {
+      await expect(
+        hooked.generateFromContext(new CBlock("Count."), new ChatContext(), {
+          modelOptions: { maxNewTokens: 200 },
+        }),
+      ).rejects.toThrow("the hook broke");
+      await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+    } finally {
+      await hooked.dispose();
+    }
   });
 });
