@@ -88,12 +88,12 @@ export abstract class BaseBackend implements Backend {
       await this.hooks.emit("generationPostCall", { backend: this, action, context, thunk: result.thunk });
       return result;
     } catch (error) {
-      // A call that fails after its generation started (telemetry, a hook) hands it to nobody: stop it, or
-      // it would hold its sequence until garbage collection.
-      if (started !== null) void started.cancelGeneration();
+      // The span records the call's own failure before the generation is stopped (which would end it as
+      // cancelled, or as a success if the generation had already finished).
       if (startedAt !== null) {
         (observation ?? this.#observeFailure("chat", action, modelOptions, options, startedAt))?.fail(error);
       }
+      if (started !== null) stopUnclaimed(started);
       await this.hooks.emit("generationError", { backend: this, action, thunk: null, error });
       throw error;
     }
@@ -115,21 +115,23 @@ export abstract class BaseBackend implements Backend {
     try {
       const thunks = await this.doGenerateFromRaw(actions, context, { ...options, modelOptions });
       started = thunks;
-      observations = actions.map((action) =>
-        this.#observe(this.rawOperation(), action, modelOptions, options, startedAt),
-      );
+      // One at a time, so the spans made before one that fails to start are the ones the failure ends.
+      observations = [];
+      for (const action of actions) {
+        observations.push(this.#observe(this.rawOperation(), action, modelOptions, options, startedAt));
+      }
       thunks.forEach((thunk, index) => {
         this.#attach(thunk, actions[index]!, context, modelOptions);
         observations![index]?.follow(thunk);
       });
       return thunks;
     } catch (error) {
-      // Generations started by a call that then failed (telemetry) reach nobody: stop them (see above).
-      for (const thunk of started) void thunk.cancelGeneration();
       observations ??= actions.flatMap(
         (action) => this.#observeFailure(this.rawOperation(), action, modelOptions, options, startedAt) ?? [],
       );
       for (const observation of observations) observation.fail(error);
+      // Generations started by a call that then failed (telemetry) reach nobody: stop them (see above).
+      for (const thunk of started) stopUnclaimed(thunk);
       await this.hooks.emit("generationError", { backend: this, action: null, thunk: null, error });
       throw error;
     }
@@ -210,4 +212,15 @@ export abstract class BaseBackend implements Backend {
     thunk.modelOptions ??= modelOptions;
     thunk.hooks ??= this.hooks;
   }
+}
+
+/**
+ * Stops a generation whose call failed after it started (a telemetry or hook failure): nobody holds its
+ * thunk, so without this it would keep its sequence until garbage collection. Quietly: the call's own
+ * failure is what the caller and the generationError hook hear, not a cancellation of a thunk they never
+ * saw (and a throwing hook there would be an unhandled rejection).
+ */
+function stopUnclaimed(thunk: ModelOutputThunk<unknown>): void {
+  thunk.hooks = null;
+  thunk.cancelGeneration().catch(() => undefined);
 }

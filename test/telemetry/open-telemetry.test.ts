@@ -1,6 +1,6 @@
 // Spans and GenAI metrics through @opentelemetry/api, read back with the SDK's in-memory exporters: the local
 // backend on the generated tiny model (one thread), the OpenAI backend against the loopback fault server.
-import { context, metrics, trace } from "@opentelemetry/api";
+import { type Context, context, metrics, type SpanOptions, type Tracer, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
   AggregationTemporality,
@@ -31,6 +31,8 @@ import {
 import { type FaultServer, startFaultServer } from "../helpers/fault-server.js";
 
 const spans = new InMemorySpanExporter();
+/** The start time the last span of each name was asked to have, as given to startSpan. */
+const requestedStartTimes = new Map<string, unknown>();
 const metricExporter = new InMemoryMetricExporter(AggregationTemporality.DELTA);
 const reader = new PeriodicExportingMetricReader({
   exporter: metricExporter,
@@ -41,9 +43,19 @@ let server: FaultServer;
 
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(
-    new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }),
-  );
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+  // The SDK's own provider, noting the start time each span is asked for (what the backend passes).
+  trace.setGlobalTracerProvider({
+    getTracer(name, version, options) {
+      const tracer = provider.getTracer(name, version, options);
+      return Object.assign(Object.create(tracer) as Tracer, {
+        startSpan(spanName: string, spanOptions?: SpanOptions, parent?: Context) {
+          requestedStartTimes.set(spanName, spanOptions?.startTime);
+          return tracer.startSpan(spanName, spanOptions, parent);
+        },
+      });
+    },
+  });
   metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
   backend = await LlamaCppBackend.create({ threads: 1, sequences: 2 });
   server = await startFaultServer();
@@ -174,25 +186,26 @@ describe("OpenTelemetry on the local backend", () => {
 
   it("spans start when the call does, though they are made once the generation has started", async () => {
     // The backend observes its call after the native run starts (that bookkeeping then overlaps the
-    // prompt's decoding); the span must still cover the whole call, its preparation included.
-    const calledAt = performance.timeOrigin + performance.now();
+    // prompt's decoding); the span must still cover the whole call, its preparation included. The start
+    // time goes to the SDK as a performance.now() value, which it maps as it maps the times it takes.
+    const calledAt = performance.now();
     const [thunk] = await backend.generateFromRaw([new CBlock("One, two,")], new SimpleContext(), {
       modelOptions: { maxNewTokens: 2 },
     });
     await thunk!.avalue();
-    const [span] = named("text_completion tiny");
-    expect(span).toBeDefined();
-    const startedAt = span!.startTime[0] * 1000 + span!.startTime[1] / 1e6;
+    const requested = requestedStartTimes.get("text_completion tiny");
+    expect(typeof requested).toBe("number");
     // requestStartedAt: performance.now() as the backend began preparing (before tokenizing).
-    const preparedFrom = performance.timeOrigin + thunk!.generation.timings!.requestStartedAt!;
-    expect(startedAt).toBeGreaterThanOrEqual(calledAt - 0.01);
-    expect(startedAt).toBeLessThanOrEqual(preparedFrom + 0.01);
+    expect(requested as number).toBeGreaterThanOrEqual(calledAt);
+    expect(requested as number).toBeLessThanOrEqual(thunk!.generation.timings!.requestStartedAt!);
+    const [span] = named("text_completion tiny");
+    const ms = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
+    expect(ms(span!.endTime)).toBeGreaterThan(ms(span!.startTime));
 
     // A refused call (an output past the context, refused in microseconds) still gets its span, failed,
-    // from the call's start, and ends after it starts, on the same clock as its exception event.
+    // ending after it starts, with its exception event between the two: all on one clock.
     for (let attempt = 0; attempt < 20; attempt++) {
       spans.reset();
-      const refusedAt = performance.timeOrigin + performance.now();
       await expect(
         backend.generateFromRaw([new CBlock("One")], new SimpleContext(), {
           modelOptions: { maxNewTokens: 1_000_000 },
@@ -200,14 +213,30 @@ describe("OpenTelemetry on the local backend", () => {
       ).rejects.toThrow(/context/i);
       const [refused] = named("text_completion tiny");
       expect(refused?.status.code).toBe(2);
-      const refusedStart = refused!.startTime[0] * 1000 + refused!.startTime[1] / 1e6;
-      const refusedEnd = refused!.endTime[0] * 1000 + refused!.endTime[1] / 1e6;
-      expect(refusedStart).toBeGreaterThanOrEqual(refusedAt - 0.01);
-      expect(refusedEnd).toBeGreaterThan(refusedStart);
+      expect(ms(refused!.endTime)).toBeGreaterThan(ms(refused!.startTime));
       const [event] = refused!.events;
       expect(event?.name).toBe("exception");
-      expect(event!.time[0] * 1000 + event!.time[1] / 1e6).toBeGreaterThanOrEqual(refusedStart);
+      expect(ms(event!.time)).toBeGreaterThanOrEqual(ms(refused!.startTime));
+      expect(ms(event!.time)).toBeLessThanOrEqual(ms(refused!.endTime));
     }
+  });
+
+  it("backend spans sit inside their parent span, on the SDK's clock", async () => {
+    const parentTracer = trace.getTracer("test");
+    await parentTracer.startActiveSpan("parent", async (parent) => {
+      const [thunk] = await backend.generateFromRaw([new CBlock("One, two,")], new SimpleContext(), {
+        modelOptions: { maxNewTokens: 2 },
+      });
+      await thunk!.avalue();
+      parent.end();
+    });
+    const [parent] = named("parent");
+    const [child] = named("text_completion tiny");
+    expect(child!.parentSpanContext?.spanId).toBe(parent!.spanContext().spanId);
+    const ms = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
+    // The SDK anchors each span's clock to Date.now() (whole milliseconds) when it starts: allow that.
+    expect(ms(child!.startTime)).toBeGreaterThanOrEqual(ms(parent!.startTime) - 1);
+    expect(ms(child!.endTime)).toBeLessThanOrEqual(ms(parent!.endTime) + 1);
   });
 
   it("validate() outside a strategy makes its own validation span", async () => {

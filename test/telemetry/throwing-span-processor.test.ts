@@ -1,7 +1,7 @@
 // Telemetry runs after the native generation has started (its bookkeeping then overlaps the prompt's
 // decoding). A span processor that throws (a user's broken exporter set-up) must then still leave nothing
 // running: the call fails as it did before, and the backend's only sequence is free for the next call.
-import { context, trace } from "@opentelemetry/api";
+import { context, DiagLogLevel, diag, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,11 +10,16 @@ import { CBlock, HookRegistry } from "../../src/core/index.js";
 import { ChatContext, SimpleContext } from "../../src/stdlib/index.js";
 
 let failing = false;
+let failingOnEnd = false;
+let ended = 0;
 const throwingProcessor: SpanProcessor = {
   onStart() {
     if (failing) throw new Error("the span processor broke");
   },
-  onEnd() {},
+  onEnd() {
+    ended++;
+    if (failingOnEnd) throw new Error("onEnd broke");
+  },
   forceFlush: async () => {},
   shutdown: async () => {},
 };
@@ -69,6 +74,38 @@ describe("a span processor that throws", () => {
   });
 });
 
+describe("a span processor whose onEnd throws", () => {
+  it("leaves the call's own error to the caller and still ends every span of a batch", async () => {
+    const reported: unknown[] = [];
+    diag.setLogger(
+      {
+        error: (_message, ...args) => reported.push(args[0]),
+        warn: () => {},
+        info: () => {},
+        debug: () => {},
+        verbose: () => {},
+      },
+      DiagLogLevel.ERROR,
+    );
+    failingOnEnd = true;
+    ended = 0;
+    try {
+      await expect(
+        backend.generateFromRaw([new CBlock("a"), new CBlock("b"), new CBlock("c")], new SimpleContext(), {
+          modelOptions: { maxNewTokens: 1_000_000 },
+        }),
+      ).rejects.toThrow(/context/i);
+    } finally {
+      failingOnEnd = false;
+      diag.disable();
+    }
+    expect(ended).toBe(3);
+    // Reported the way OpenTelemetry reports its own failures, once per span.
+    expect(reported).toHaveLength(3);
+    expect(String(reported[0])).toContain("onEnd broke");
+  });
+});
+
 describe("a generationPostCall hook that throws", () => {
   it("fails the call and stops the generation it started", async () => {
     const hooks = new HookRegistry();
@@ -84,6 +121,40 @@ describe("a generationPostCall hook that throws", () => {
       ).rejects.toThrow("the hook broke");
       await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
     } finally {
+      await hooked.dispose();
+    }
+  });
+});
+
+describe("a generationPostCall hook and a generationError hook that both throw", () => {
+  it("fail the call once, with no unhandled rejection from stopping its generation", async () => {
+    const hooks = new HookRegistry();
+    const errors: unknown[] = [];
+    hooks.on("generationPostCall", () => {
+      throw new Error("the hook broke");
+    });
+    hooks.on("generationError", ({ error }) => {
+      errors.push(error);
+      throw new Error("the error hook broke too");
+    });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const hooked = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256, hooks });
+    try {
+      await expect(
+        hooked.generateFromContext(new CBlock("Count."), new ChatContext(), {
+          modelOptions: { maxNewTokens: 200 },
+        }),
+      ).rejects.toThrow("the error hook broke too");
+      await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The call's failure, once: not also the cancellation of a thunk the caller never received.
+      expect(errors).toHaveLength(1);
+      expect(String(errors[0])).toContain("the hook broke");
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
       await hooked.dispose();
     }
   });

@@ -59,7 +59,10 @@ interface Skeleton {
 const openMark = "\u{F8FF}";
 const closeMark = "\u{F8FE}";
 const markPattern = /\u{F8FF}(\d+)\u{F8FE}/gu;
-const skeletons = new Map<string, Skeleton | null>();
+/** Per shape: its skeleton, null when the template changes texts, "seen" after its first render. */
+const skeletons = new Map<string, Skeleton | null | "seen">();
+/** Sources whose probe failed once (they change texts): every render of theirs goes whole. */
+const textChangingSources = new Set<string>();
 const keptSkeletons = 256;
 const longestSkeletonKey = 16 * 1024;
 
@@ -71,7 +74,10 @@ const longestSkeletonKey = 16 * 1024;
  * texts of surrounding white space, markup and template syntax, equals the skeleton filled with those
  * texts, so a template that trims, escapes or reorders a text is rendered whole every time. Only for the
  * built-ins, whose text is tessera's own and never branches on a message's text (a test renders each
- * both ways over many texts). Undefined when this render must go through the interpreter.
+ * both ways over many texts). A shape gets its skeleton the second time it is seen, so traffic whose every
+ * request has a new shape (tool-call ids) pays only the key, not two extra renders. `variables` must be
+ * plain JSON, as renderChatPrompt's copy is: the key is their JSON text. Undefined when this render must go
+ * through the interpreter.
  */
 function skeletonRender(
   source: string,
@@ -79,7 +85,7 @@ function skeletonRender(
   render: (values: Record<string, unknown>) => string,
 ): string | undefined {
   const messages = variables.messages;
-  if (!Array.isArray(messages)) return undefined;
+  if (!Array.isArray(messages) || textChangingSources.has(source)) return undefined;
   const texts: string[] = [];
   for (const message of messages) {
     const text = (message as { content?: unknown } | null)?.content;
@@ -96,13 +102,20 @@ function skeletonRender(
   const key = `${source}\u0000${JSON.stringify(withTexts(() => ""))}`;
   if (key.length > longestSkeletonKey || key.includes(openMark) || key.includes(closeMark)) return undefined;
   let skeleton = skeletons.get(key);
-  if (skeleton === undefined) {
+  if (skeleton === undefined || skeleton === "seen") {
+    // The oldest shape goes first (a Map iterates in insertion order).
+    if (skeleton === undefined && skeletons.size >= keptSkeletons) {
+      skeletons.delete(skeletons.keys().next().value!);
+    }
+    if (skeleton === undefined) {
+      skeletons.set(key, "seen");
+      return undefined;
+    }
     skeleton = makeSkeleton(render(withTexts((index) => `${openMark}${index}${closeMark}`)), (probe) =>
       render(withTexts(probe)),
     );
-    // The oldest shape goes first (a Map iterates in insertion order).
-    if (skeletons.size >= keptSkeletons) skeletons.delete(skeletons.keys().next().value!);
     skeletons.set(key, skeleton);
+    if (skeleton === null) textChangingSources.add(source);
   }
   if (skeleton === null) return undefined;
   let output = skeleton.parts[0]!;

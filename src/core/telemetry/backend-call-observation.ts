@@ -1,4 +1,4 @@
-import { type Attributes, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, diag, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { ModelOptions } from "../model-options.js";
 import type { ModelOutputThunk } from "../model-output-thunk.js";
 import { backendScope, GenAi, Tessera } from "./gen-ai-conventions.js";
@@ -43,7 +43,9 @@ export class BackendCallObservation {
     // GenAI semconv names a client span "{gen_ai.operation.name} {gen_ai.request.model}" ("chat tiny").
     this.#span = trace.getTracer(backendScope).startSpan(`${start.operation} ${start.requestModel}`, {
       kind: SpanKind.CLIENT,
-      startTime: performance.timeOrigin + this.#startedAt,
+      // A performance.now() value: the SDK maps it through the same wall-clock offset as the spans it times
+      // itself (an epoch value would be taken as is, off by any drift between the two clocks).
+      startTime: this.#startedAt,
       attributes: withoutUndefined({
         [GenAi.operationName]: start.operation,
         [GenAi.requestModel]: start.requestModel,
@@ -72,9 +74,20 @@ export class BackendCallObservation {
   #finish(thunk: ModelOutputThunk<unknown> | null, startError: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
-    // On the clock the span started on: given a start time, the SDK would time its end and events with
-    // Date.now() (whole milliseconds, another origin), so a quick call would end at or before its start.
-    const endedAt = performance.timeOrigin + performance.now();
+    try {
+      this.#record(thunk, startError);
+    } catch (error) {
+      // A span processor or metric reader that throws (a user's exporter set-up) must not replace the
+      // call's own error, nor break the thunk that settled: reported as OpenTelemetry reports its own.
+      diag.error("tessera: recording a backend call's span or metrics failed", error);
+    }
+  }
+
+  #record(thunk: ModelOutputThunk<unknown> | null, startError: unknown): void {
+    // On the clock the span started on (performance.now(), mapped by the SDK): given a start time, the SDK
+    // would time the end and events with Date.now() (whole milliseconds), so a quick call would end at or
+    // before its start.
+    const endedAt = performance.now();
     const generation = thunk?.generation ?? null;
     const error = startError ?? thunk?.failure ?? null;
     const common = withoutUndefined({
