@@ -84,8 +84,10 @@ export abstract class BaseBackend implements Backend {
       // decodes, not before it starts. The span still starts with the call (startedAt).
       observation = this.#observe("chat", action, modelOptions, options, startedAt);
       this.#attach(result.thunk, action, context, modelOptions);
-      observation.follow(result.thunk);
       await this.hooks.emit("generationPostCall", { backend: this, action, context, thunk: result.thunk });
+      // Followed once the call has succeeded: a thunk that settles before a post-call hook throws would
+      // otherwise end its span as a success of a call that failed.
+      observation.follow(result.thunk);
       return result;
     } catch (error) {
       // The span records the call's own failure before the generation is stopped (which would end it as
@@ -126,10 +128,19 @@ export abstract class BaseBackend implements Backend {
       });
       return thunks;
     } catch (error) {
-      observations ??= actions.flatMap(
-        (action) => this.#observeFailure(this.rawOperation(), action, modelOptions, options, startedAt) ?? [],
-      );
-      for (const observation of observations) observation.fail(error);
+      // Each action gets its failure span: those made before one that could not be, then new ones.
+      const failed = observations ?? [];
+      for (const action of actions.slice(failed.length)) {
+        const observation = this.#observeFailure(
+          this.rawOperation(),
+          action,
+          modelOptions,
+          options,
+          startedAt,
+        );
+        if (observation !== null) failed.push(observation);
+      }
+      for (const observation of failed) observation.fail(error);
       // Generations started by a call that then failed (telemetry) reach nobody: stop them (see above).
       for (const thunk of started) stopUnclaimed(thunk);
       await this.hooks.emit("generationError", { backend: this, action: null, thunk: null, error });

@@ -94,4 +94,30 @@ describe("the skeleton of a built-in chat template", () => {
     llama3(" g ", " h ");
     expect(calls()).toBe(2);
   });
+
+  it("keeps a shape in use while a stream of new shapes passes through the 256 kept", () => {
+    const render = vi.spyOn(Template.prototype, "render");
+    const frequent = (text: string) => ({
+      messages: [{ role: "user", content: text }],
+      add_generation_prompt: true,
+      bos_token: "<s>",
+      eos_token: "</s>",
+      frequent_shape: true,
+    });
+    const once = (index: number) => ({ ...frequent("x"), [`unique_${index}`]: true });
+    const use = (value: Record<string, unknown>) =>
+      renderBuiltinChatTemplate(builtinChatTemplates.chatml, value, "chatml", 1e9);
+    for (const text of ["a", "b", "c"]) use(frequent(text));
+    render.mockClear();
+    for (let index = 0; index < 600; index++) {
+      use(once(index));
+      if (index % 10 === 0)
+        expect(use(frequent(`t${index}`))).toBe(
+          new Template(builtinChatTemplates.chatml).render(frequent(`t${index}`)),
+        );
+    }
+    // One render per new shape (seen once), one per reference render above: the frequent shape's skeleton
+    // was never rebuilt.
+    expect(render.mock.calls.length).toBe(600 + 60);
+  });
 });

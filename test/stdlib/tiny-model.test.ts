@@ -55,7 +55,13 @@ describe("strategies on the tiny model", () => {
     expect(result.success).toBe(false);
     expect(result.sampleGenerations).toHaveLength(3);
     expect(result.resultIndex).toBe(0);
-    for (const sample of result.sampleGenerations) expect(sample.generation.usage?.completionTokens).toBe(8);
+    for (const sample of result.sampleGenerations) {
+      // Sampled at random, a generation may draw an end-of-generation token before the limit (CI saw 7 of 8
+      // once): then it stopped, and otherwise the limit ended it at exactly 8. Anything else is a failure.
+      const tokens = sample.generation.usage?.completionTokens;
+      const [reason] = sample.generation.finishReasons ?? [];
+      expect(reason === "length" ? tokens === 8 : reason === "stop" && tokens! > 0 && tokens! < 8).toBe(true);
+    }
     const passing = await new RejectionSamplingStrategy().sample(
       new CBlock("Hi"),
       new SimpleContext(),

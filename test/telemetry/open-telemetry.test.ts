@@ -19,7 +19,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { OpenAIBackend } from "../../src/backends/openai/index.js";
-import { CBlock, ComputedModelOutputThunk, ModelOutputThunk } from "../../src/core/index.js";
+import { CBlock, ComputedModelOutputThunk, HookRegistry, ModelOutputThunk } from "../../src/core/index.js";
 import {
   ChatContext,
   RejectionSamplingStrategy,
@@ -219,6 +219,28 @@ describe("OpenTelemetry on the local backend", () => {
       expect(ms(event!.time)).toBeGreaterThanOrEqual(ms(refused!.startTime));
       expect(ms(event!.time)).toBeLessThanOrEqual(ms(refused!.endTime));
     }
+  });
+
+  it("a call whose post-call hook throws after its generation finished ends its span as an error", async () => {
+    const hooks = new HookRegistry();
+    hooks.on("generationPostCall", async ({ thunk }) => {
+      await thunk.avalue();
+      throw new Error("the hook refused the output");
+    });
+    const hooked = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256, hooks });
+    try {
+      await expect(
+        hooked.generateFromContext(new CBlock("One, two,"), new ChatContext(), {
+          modelOptions: { maxNewTokens: 2 },
+        }),
+      ).rejects.toThrow("the hook refused the output");
+    } finally {
+      await hooked.dispose();
+    }
+    const [chat] = named("chat tiny");
+    expect(chat?.status.code).toBe(2);
+    expect(chat?.status.message).toBe("the hook refused the output");
+    expect(chat?.attributes["error.type"]).toBe("Error");
   });
 
   it("backend spans sit inside their parent span, on the SDK's clock", async () => {

@@ -1,8 +1,14 @@
 // Telemetry runs after the native generation has started (its bookkeeping then overlaps the prompt's
 // decoding). A span processor that throws (a user's broken exporter set-up) must then still leave nothing
 // running: the call fails as it did before, and the backend's only sequence is free for the next call.
-import { context, DiagLogLevel, diag, trace } from "@opentelemetry/api";
+import { context, DiagLogLevel, diag, metrics, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
@@ -10,11 +16,17 @@ import { CBlock, HookRegistry } from "../../src/core/index.js";
 import { ChatContext, SimpleContext } from "../../src/stdlib/index.js";
 
 let failing = false;
+/** Starts left to fail: the next this many onStart calls throw (after `failing`, which makes all fail). */
+let failNextStarts = 0;
 let failingOnEnd = false;
 let ended = 0;
 const throwingProcessor: SpanProcessor = {
   onStart() {
     if (failing) throw new Error("the span processor broke");
+    if (failNextStarts > 0) {
+      failNextStarts--;
+      throw new Error("the span processor broke once");
+    }
   },
   onEnd() {
     ended++;
@@ -24,15 +36,38 @@ const throwingProcessor: SpanProcessor = {
   shutdown: async () => {},
 };
 let backend: LlamaCppBackend;
+const metricExporter = new InMemoryMetricExporter(AggregationTemporality.DELTA);
+const reader = new PeriodicExportingMetricReader({
+  exporter: metricExporter,
+  exportIntervalMillis: 3_600_000,
+});
+
+/** Points of gen_ai.client.operation.duration recorded since the last call. */
+async function durationPoints(): Promise<number> {
+  metricExporter.reset();
+  await reader.forceFlush();
+  let count = 0;
+  for (const resource of metricExporter.getMetrics()) {
+    for (const scope of resource.scopeMetrics) {
+      for (const metric of scope.metrics) {
+        if (metric.descriptor.name !== "gen_ai.client.operation.duration") continue;
+        for (const point of metric.dataPoints) count += (point.value as { count: number }).count;
+      }
+    }
+  }
+  return count;
+}
 
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [throwingProcessor] }));
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
   backend = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256 });
 });
 
 afterAll(async () => {
   await backend?.dispose();
+  metrics.disable();
   trace.disable();
   context.disable();
 });
@@ -87,6 +122,7 @@ describe("a span processor whose onEnd throws", () => {
       },
       DiagLogLevel.ERROR,
     );
+    await durationPoints();
     failingOnEnd = true;
     ended = 0;
     try {
@@ -100,9 +136,10 @@ describe("a span processor whose onEnd throws", () => {
       diag.disable();
     }
     expect(ended).toBe(3);
-    // Reported the way OpenTelemetry reports its own failures, once per span.
+    // Reported the way OpenTelemetry reports its own failures, once per span; the metrics still recorded.
     expect(reported).toHaveLength(3);
     expect(String(reported[0])).toContain("onEnd broke");
+    expect(await durationPoints()).toBe(3);
   });
 });
 
@@ -157,5 +194,21 @@ describe("a generationPostCall hook and a generationError hook that both throw",
       process.off("unhandledRejection", onUnhandled);
       await hooked.dispose();
     }
+  });
+});
+
+describe("a span that cannot be made for one action of a batch", () => {
+  it("still gives every action a failed span and stops every generation", async () => {
+    failNextStarts = 1;
+    ended = 0;
+    await expect(
+      backend.generateFromRaw([new CBlock("a"), new CBlock("b"), new CBlock("c")], new SimpleContext(), {
+        modelOptions: { maxNewTokens: 100 },
+      }),
+    ).rejects.toThrow("the span processor broke once");
+    expect(failNextStarts).toBe(0);
+    // The first action's span failed to start; its failure span and the other two are made and ended.
+    expect(ended).toBe(3);
+    await expect.poll(() => backend.context.runningGenerations, { timeout: 2_000 }).toBe(0);
   });
 });

@@ -118,6 +118,9 @@ function skeletonRender(
     if (skeleton === null) textChangingSources.add(source);
   }
   if (skeleton === null) return undefined;
+  // Used shapes move to the end, so a stream of new shapes evicts the least recently used first.
+  skeletons.delete(key);
+  skeletons.set(key, skeleton);
   let output = skeleton.parts[0]!;
   for (let index = 0; index < skeleton.texts.length; index++) {
     output += texts[skeleton.texts[index]!]! + skeleton.parts[index + 1]!;

@@ -1,4 +1,5 @@
 import { type Attributes, diag, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { GenerationMetadata } from "../generation-metadata.js";
 import type { ModelOptions } from "../model-options.js";
 import type { ModelOutputThunk } from "../model-output-thunk.js";
 import { backendScope, GenAi, Tessera } from "./gen-ai-conventions.js";
@@ -74,16 +75,6 @@ export class BackendCallObservation {
   #finish(thunk: ModelOutputThunk<unknown> | null, startError: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
-    try {
-      this.#record(thunk, startError);
-    } catch (error) {
-      // A span processor or metric reader that throws (a user's exporter set-up) must not replace the
-      // call's own error, nor break the thunk that settled: reported as OpenTelemetry reports its own.
-      diag.error("tessera: recording a backend call's span or metrics failed", error);
-    }
-  }
-
-  #record(thunk: ModelOutputThunk<unknown> | null, startError: unknown): void {
     // On the clock the span started on (performance.now(), mapped by the SDK): given a start time, the SDK
     // would time the end and events with Date.now() (whole milliseconds), so a quick call would end at or
     // before its start.
@@ -99,6 +90,28 @@ export class BackendCallObservation {
       [GenAi.serverPort]: this.#start.attributes[GenAi.serverPort],
       [GenAi.errorType]: error === null ? undefined : errorType(error),
     });
+    // A span processor or metric reader that throws (a user's exporter set-up) must not replace the call's
+    // own error, nor break the thunk that settled, nor take the other signal with it: each is reported as
+    // OpenTelemetry reports its own failures.
+    try {
+      this.#endSpan(thunk, error, common, endedAt);
+    } catch (failure) {
+      diag.error("tessera: ending a backend call's span failed", failure);
+    }
+    try {
+      this.#recordMetrics(generation, common, endedAt);
+    } catch (failure) {
+      diag.error("tessera: recording a backend call's metrics failed", failure);
+    }
+  }
+
+  #endSpan(
+    thunk: ModelOutputThunk<unknown> | null,
+    error: unknown,
+    common: Attributes,
+    endedAt: number,
+  ): void {
+    const generation = thunk?.generation ?? null;
     const span = this.#span;
     span.setAttributes(common);
     if (generation !== null) {
@@ -122,9 +135,11 @@ export class BackendCallObservation {
       });
     }
     span.end(endedAt);
+  }
 
+  #recordMetrics(generation: GenerationMetadata | null, common: Attributes, endedAt: number): void {
     const instruments = genAiInstruments();
-    instruments.operationDuration.record((performance.now() - this.#startedAt) / 1000, common);
+    instruments.operationDuration.record((endedAt - this.#startedAt) / 1000, common);
     const usage = generation?.usage ?? null;
     if (usage !== null) {
       instruments.tokenUsage.record(usage.promptTokens, { ...common, [GenAi.tokenType]: "input" });
