@@ -70,12 +70,11 @@ export abstract class BaseBackend implements Backend {
     let startedAt: number | null = null;
     let started: ModelOutputThunk<T> | null = null;
     try {
-      const changes = await this.hooks.emit("generationPreCall", {
-        backend: this,
-        action,
-        context,
-        modelOptions,
-      });
+      // Without handlers, no emit: its awaits would be hops on every call's way to its first token.
+      const changes =
+        this.hooks.count("generationPreCall") === 0
+          ? {}
+          : await this.hooks.emit("generationPreCall", { backend: this, action, context, modelOptions });
       if (changes.modelOptions !== undefined) modelOptions = this.resolveModelOptions(changes.modelOptions);
       startedAt = performance.now();
       const result = await this.doGenerateFromContext(action, context, { ...options, modelOptions });
@@ -84,7 +83,9 @@ export abstract class BaseBackend implements Backend {
       // decodes, not before it starts. The span still starts with the call (startedAt).
       observation = this.#observe("chat", action, modelOptions, options, startedAt);
       this.#attach(result.thunk, action, context, modelOptions);
-      await this.hooks.emit("generationPostCall", { backend: this, action, context, thunk: result.thunk });
+      if (this.hooks.count("generationPostCall") > 0) {
+        await this.hooks.emit("generationPostCall", { backend: this, action, context, thunk: result.thunk });
+      }
       // Followed once the call has succeeded: a thunk that settles before a post-call hook throws would
       // otherwise end its span as a success of a call that failed.
       observation.follow(result.thunk);
