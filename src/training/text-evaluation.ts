@@ -97,6 +97,14 @@ export async function heldOutBitsPerCharacter(
   const model = await loadLlamaModel(modelPath);
   try {
     const window = Math.min(asked, model.metadata.trainContextSize - 2);
+    // A model trained on fewer positions leaves no window to score in (and a context llama.cpp refuses,
+    // which would name createContext's contextSize instead of what the caller can change).
+    if (window < minimumHeldOutWindow) {
+      throw new TrainingError(
+        `the model was trained on ${model.metadata.trainContextSize} positions, which leaves a window of ${window} tokens; scoring needs at least ${minimumHeldOutWindow} (a model trained on at least ${minimumHeldOutWindow + 2} positions)`,
+        { option: "window" },
+      );
+    }
     // The window, BOS and room for the one token generate() must produce.
     const context = await model.createContext({ contextSize: window + 2, threads: options.threads ?? 1 });
     try {

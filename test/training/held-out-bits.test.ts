@@ -1,12 +1,16 @@
 // `models evaluate --task text` recomputes bits per character from the model's own prompt
 // log-probabilities (heldOutBitsPerCharacter), each held-out fortune read from BOS, long ones in
 // overlapping windows that score every token once.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { trainedPresetPath } from "../../src/gguf/trained-presets.js";
 import { TrainingError } from "../../src/training/errors/training-error.js";
 import { fortunesText, loadFortunes } from "../../src/training/fortunes-corpus.js";
 import { heldOutBitsPerCharacter } from "../../src/training/text-evaluation.js";
+import { writeMicroModel } from "./micro-model.js";
 
 const path = trainedPresetPath("tiny-text");
 
@@ -126,5 +130,19 @@ describe("taskOfCorpusDescription", () => {
       "text",
     );
     expect(taskOfCorpusDescription("something else")).toBeUndefined();
+  });
+
+  it("refuses a model trained on too few positions by its trained context, not by a context size", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "tessera-short-context-"));
+    try {
+      const short = await writeMicroModel(folder, 1, "F32", 12);
+      const refusal = await heldOutBitsPerCharacter(short, ["a fortune"]).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(TrainingError);
+      expect((refusal as TrainingError).option).toBe("window");
+      expect((refusal as Error).message).toMatch(/trained on 12 positions.*window of 10 tokens.*at least 16/);
+      expect((refusal as Error).message).not.toMatch(/contextSize/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

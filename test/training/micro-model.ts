@@ -13,8 +13,13 @@ export async function writeMicroModel(
   folder: string,
   seed = 1,
   type: WritableTensorType = "F32",
+  contextLength = 512,
 ): Promise<string> {
-  const path = join(folder, type === "F32" ? `micro-${seed}.gguf` : `micro-${seed}-${type}.gguf`);
+  const suffix = contextLength === 512 ? "" : `-ctx${contextLength}`;
+  const path = join(
+    folder,
+    type === "F32" ? `micro-${seed}${suffix}.gguf` : `micro-${seed}-${type}${suffix}.gguf`,
+  );
   const model = synthesizeLlamaModel({
     name: "micro",
     hyperParameters: {
@@ -23,7 +28,7 @@ export async function writeMicroModel(
       headCount: 2,
       headCountKv: 2,
       feedForwardLength: 64,
-      contextLength: 512,
+      contextLength,
       ropeFreqBase: 10000,
       rmsEpsilon: 1e-5,
       tiedOutput: false,
