@@ -94,6 +94,15 @@ export async function heldOutBitsPerCharacter(
       option: "documents",
     });
   }
+  // From plain JavaScript a number or an object would be scored as its printed form ("[object Object]").
+  const notText = documents.findIndex((document) => typeof document !== "string");
+  if (notText !== -1) {
+    const value = documents[notText] as unknown;
+    throw new TrainingError(
+      `documents[${notText}] is ${kindOf(value)}, not text: pass each held-out document as a string`,
+      { option: "documents" },
+    );
+  }
   const model = await loadLlamaModel(modelPath);
   try {
     const window = Math.min(asked, model.metadata.trainContextSize - 2);
@@ -152,4 +161,10 @@ export async function heldOutBitsPerCharacter(
   } finally {
     await model[Symbol.asyncDispose]();
   }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

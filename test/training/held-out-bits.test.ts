@@ -145,4 +145,21 @@ describe("taskOfCorpusDescription", () => {
       await rm(folder, { recursive: true, force: true });
     }
   });
+
+  it("refuses a document that is not text before loading the model", async () => {
+    for (const [value, kind] of [
+      [42, "a number"],
+      [null, "null"],
+      [["a"], "an array"],
+      [{ text: "a" }, "an object"],
+      [undefined, "undefined"],
+    ] as const) {
+      const refusal = await heldOutBitsPerCharacter(path, ["fine", value as never]).catch(
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(TrainingError);
+      expect((refusal as TrainingError).option).toBe("documents");
+      expect((refusal as Error).message).toContain(`documents[1] is ${kind}, not text`);
+    }
+  });
 });
