@@ -89,6 +89,12 @@ export async function heldOutBitsPerCharacter(
       { option: "window" },
     );
   }
+  if (!Array.isArray(documents)) {
+    throw new TrainingError(
+      `documents is ${kindOf(documents)}, not a list: pass the held-out documents as an array of strings`,
+      { option: "documents" },
+    );
+  }
   if (documents.length === 0) {
     throw new TrainingError("no documents to score: pass at least one held-out document", {
       option: "documents",
@@ -109,8 +115,10 @@ export async function heldOutBitsPerCharacter(
     // A model trained on fewer positions leaves no window to score in (and a context llama.cpp refuses,
     // which would name createContext's contextSize instead of what the caller can change).
     if (window < minimumHeldOutWindow) {
+      const trained = model.metadata.trainContextSize;
+      const left = window > 0 ? `a window of ${window} tokens` : "no window";
       throw new TrainingError(
-        `the model was trained on ${model.metadata.trainContextSize} positions, which leaves a window of ${window} tokens; scoring needs at least ${minimumHeldOutWindow} (a model trained on at least ${minimumHeldOutWindow + 2} positions)`,
+        `the model was trained on ${trained} ${trained === 1 ? "position" : "positions"}, which leaves ${left}; scoring needs at least ${minimumHeldOutWindow} (a model trained on at least ${minimumHeldOutWindow + 2} positions)`,
         { option: "window" },
       );
     }

@@ -56,11 +56,14 @@ describe("strategies on the tiny model", () => {
     expect(result.sampleGenerations).toHaveLength(3);
     expect(result.resultIndex).toBe(0);
     for (const sample of result.sampleGenerations) {
-      // Sampled at random, a generation may draw an end-of-generation token before the limit (CI saw 7 of 8
-      // once): then it stopped, and otherwise the limit ended it at exactly 8. Anything else is a failure.
+      // Sampled at random, a generation may draw an end-of-generation token (CI saw one at the 7th of 8):
+      // it then stopped there, that token counted; otherwise the limit ended it at exactly 8. Anything else
+      // (another reason, or more tokens than the limit) is a failure.
       const tokens = sample.generation.usage?.completionTokens;
       const [reason] = sample.generation.finishReasons ?? [];
-      expect(reason === "length" ? tokens === 8 : reason === "stop" && tokens! > 0 && tokens! < 8).toBe(true);
+      expect(reason === "length" ? tokens === 8 : reason === "stop" && tokens! >= 1 && tokens! <= 8).toBe(
+        true,
+      );
     }
     const passing = await new RejectionSamplingStrategy().sample(
       new CBlock("Hi"),

@@ -162,4 +162,24 @@ describe("taskOfCorpusDescription", () => {
       expect((refusal as Error).message).toContain(`documents[1] is ${kind}, not text`);
     }
   });
+
+  it("refuses documents that are not a list, and reads well for a model trained on one position", async () => {
+    for (const [value, kind] of [
+      ["one document", "a string"],
+      [new Set(["a"]), "an object"],
+    ] as const) {
+      const refusal = await heldOutBitsPerCharacter(path, value as never).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(TrainingError);
+      expect((refusal as TrainingError).option).toBe("documents");
+      expect((refusal as Error).message).toContain(`documents is ${kind}, not a list`);
+    }
+    const folder = await mkdtemp(join(tmpdir(), "tessera-one-position-"));
+    try {
+      const one = await writeMicroModel(folder, 1, "F32", 1);
+      const refusal = await heldOutBitsPerCharacter(one, ["a"]).catch((error: unknown) => error);
+      expect((refusal as Error).message).toMatch(/trained on 1 position, which leaves no window;/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -128,11 +128,15 @@ export class BackendCallObservation {
       );
     }
     if (error !== null) {
-      if (error instanceof Error) span.recordException(error, endedAt);
-      span.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : String(error),
-      });
+      if (error instanceof Error) {
+        // The SDK reads the error's name and stack: a getter that throws there must not keep the span open.
+        try {
+          span.recordException(error, endedAt);
+        } catch (failure) {
+          diag.error("tessera: recording a backend call's exception on its span failed", failure);
+        }
+      }
+      span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
     }
     span.end(endedAt);
   }
@@ -154,8 +158,23 @@ export class BackendCallObservation {
 
 /** The error's class name (its `name`), as error.type asks; "_OTHER" when there is none. */
 function errorType(error: unknown): string {
-  if (error instanceof Error) return error.name || error.constructor.name || "_OTHER";
+  // An error's name is read through whatever getter it has: one that throws must not replace the call's
+  // own failure (the attributes are built before the span and metric guards).
+  try {
+    if (error instanceof Error) return error.name || error.constructor.name || "_OTHER";
+  } catch {
+    // fall through
+  }
   return "_OTHER";
+}
+
+/** The status message; an error whose message cannot be read (a throwing getter) still ends its span. */
+function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return "(the error's message could not be read)";
+  }
 }
 
 function withoutUndefined(attributes: Record<string, unknown>): Attributes {
