@@ -98,3 +98,31 @@ describe("grammarForJsonSchema", () => {
     expect(grammar).not.toMatch(/^root ::= /m);
   });
 });
+
+describe("a loose object's other keys", () => {
+  test("are read as any value, as JSON Schema reads an empty schema, not refused", async () => {
+    // zod writes `additionalProperties: {}` for z.looseObject and for z.fromJSONSchema of an object schema
+    // that leaves additionalProperties out (how tessera serve reads response_format).
+    for (const schema of [
+      z.looseObject({ ok: z.boolean() }),
+      z.fromJSONSchema({ type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }),
+    ]) {
+      const json = jsonSchemaOfZod(schema as z.ZodType);
+      expect((json as { additionalProperties?: unknown }).additionalProperties).toEqual({});
+      expect(normalizeJsonSchema(json)).toMatchObject({
+        type: "object",
+        properties: { ok: { type: "boolean" } },
+        additionalProperties: true,
+      });
+      expect(await grammarForJsonSchema(json)).toContain("root ::=");
+    }
+    // A schema that says something about the other keys is still read as it says.
+    expect(normalizeJsonSchema({ type: "object", additionalProperties: { type: "integer" } })).toEqual({
+      type: "object",
+      additionalProperties: { type: "integer" },
+    });
+    expect(refusal({ type: "object", additionalProperties: { not: {} } }).message).toContain(
+      "additionalProperties",
+    );
+  });
+});

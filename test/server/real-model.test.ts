@@ -103,6 +103,28 @@ describe("the official client against tessera serve on the tiny model", () => {
     expect(typeof parsed.ok).toBe("boolean");
   });
 
+  it("takes a response_format JSON schema that leaves additionalProperties out", async () => {
+    // It used to be refused with a message about "#/additionalProperties", a keyword the request never had.
+    const completion = await client.chat.completions.create({
+      model: "tiny",
+      messages: hello,
+      max_tokens: 40,
+      seed: 2,
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "answer",
+          schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+        },
+      },
+    });
+    const content = completion.choices[0]!.message.content!;
+    expect(content.startsWith("{")).toBe(true);
+    if (completion.choices[0]!.finish_reason === "stop") {
+      expect(typeof (JSON.parse(content) as { ok: unknown }).ok).toBe("boolean");
+    }
+  });
+
   it("returns a tool call when a tool is required", async () => {
     const request = {
       model: "tiny",

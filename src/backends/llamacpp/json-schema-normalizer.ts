@@ -146,6 +146,10 @@ function normalizeObject(
   if (Array.isArray(schema.required)) result.required = schema.required;
   const additional = schema.additionalProperties;
   if (additional === true || additional === false) result.additionalProperties = additional;
+  // An empty schema admits any value, as `true` does. zod writes it for a loose object's other keys
+  // (z.looseObject, or z.fromJSONSchema of an object schema that leaves additionalProperties out, which is
+  // how tessera serve reads a response_format): refusing it named a keyword the user never wrote.
+  else if (isObject(additional) && Object.keys(additional).length === 0) result.additionalProperties = true;
   else if (additional !== undefined)
     result.additionalProperties = recurse(additional, `${path}/additionalProperties`);
   if (typeof schema.minProperties === "number") result.minProperties = schema.minProperties;
