@@ -7,6 +7,7 @@ import { ImageUrlBlock } from "../core/media/image-url-block.js";
 import type { ModelOptions } from "../core/model-options.js";
 import { Message } from "../messages/components/message.js";
 import { ChatContext } from "../stdlib/contexts/chat-context.js";
+import { closeObjectSchemas } from "./close-object-schemas.js";
 import { InvalidRequestError } from "./errors/invalid-request-error.js";
 import { jsonObjectFormat } from "./json-object-format.js";
 import { JsonSchemaTool } from "./json-schema-tool.js";
@@ -92,7 +93,8 @@ export function chatRequestToBackendCall(
 
 function schemaToZod(schema: Record<string, unknown>): z.ZodType<unknown> {
   try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<unknown>;
+    const closed = closeObjectSchemas(schema) as Parameters<typeof z.fromJSONSchema>[0];
+    return z.fromJSONSchema(closed) as z.ZodType<unknown>;
   } catch (error) {
     throw new InvalidRequestError(
       `the JSON schema could not be used (${(error as Error).message})`,

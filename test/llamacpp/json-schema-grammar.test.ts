@@ -121,8 +121,24 @@ describe("a loose object's other keys", () => {
       type: "object",
       additionalProperties: { type: "integer" },
     });
-    expect(refusal({ type: "object", additionalProperties: { not: {} } }).message).toContain(
-      "additionalProperties",
+    // Annotations say nothing about the values: read as empty.
+    expect(
+      normalizeJsonSchema({ type: "object", additionalProperties: { description: "x", title: "t" } }),
+    ).toEqual({
+      type: "object",
+      additionalProperties: true,
+    });
+    expect(refusal({ type: "object", additionalProperties: { not: {} } }).schemaPath).toBe(
+      "#/additionalProperties",
     );
+  });
+
+  test("an untyped subschema is refused for what it lacks, not for a keyword it does not use", () => {
+    const error = refusal({ type: "object", properties: { x: {} } });
+    expect(error.schemaPath).toBe("#/properties/x");
+    expect(error.message).toContain(
+      'The JSON schema at #/properties/x has no "type", which constrained decoding needs',
+    );
+    expect(error.message).not.toContain('uses "type"');
   });
 });

@@ -185,6 +185,8 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
     const format = backend.calls[0]!.options.format!;
     expect(format.safeParse({ name: "Ada", age: 36 }).success).toBe(true);
     expect(format.safeParse({ name: "Ada" }).success).toBe(false);
+    // The schema leaves additionalProperties out: closed, as llama-server and OpenAI's strict mode read it.
+    expect(format.safeParse({ name: "Ada", age: 36, nickname: "A" }).success).toBe(false);
   });
 
   it("answers /v1/completions, streamed and not", async () => {

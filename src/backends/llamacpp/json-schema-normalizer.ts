@@ -121,10 +121,18 @@ function normalize(schema: unknown, path: string, depth: number, definitionNames
     return result;
   }
   if (typeof type === "string" && basicTypes.has(type)) return { type };
+  if (type === undefined) {
+    throw new UnsupportedJsonSchemaError(
+      path,
+      "type",
+      "without one the subschema admits any value, which a grammar cannot bound; give it a type (or an enum or const)",
+      { missing: true },
+    );
+  }
   throw new UnsupportedJsonSchemaError(
     path,
     "type",
-    `a schema without a supported type (${JSON.stringify(type) ?? "none"})`,
+    `a schema without a supported type (${JSON.stringify(type)})`,
   );
 }
 
@@ -147,10 +155,12 @@ function normalizeObject(
   const additional = schema.additionalProperties;
   if (additional === true || additional === false) result.additionalProperties = additional;
   // An empty schema admits any value, as `true` does. zod writes it for a loose object's other keys
-  // (z.looseObject, or z.fromJSONSchema of an object schema that leaves additionalProperties out, which is
-  // how tessera serve reads a response_format): refusing it named a keyword the user never wrote.
-  else if (isObject(additional) && Object.keys(additional).length === 0) result.additionalProperties = true;
-  else if (additional !== undefined)
+  // (z.looseObject, z.fromJSONSchema of an object schema that leaves additionalProperties out): refusing it
+  // named a keyword the user never wrote. (tessera serve closes such response_format objects first.)
+  // Annotations (a description, a title) say nothing about which values are valid: such a schema is empty.
+  else if (isObject(additional) && Object.keys(additional).every((keyword) => annotations.has(keyword))) {
+    result.additionalProperties = true;
+  } else if (additional !== undefined)
     result.additionalProperties = recurse(additional, `${path}/additionalProperties`);
   if (typeof schema.minProperties === "number") result.minProperties = schema.minProperties;
   if (typeof schema.maxProperties === "number") result.maxProperties = schema.maxProperties;

@@ -12,9 +12,16 @@ export class UnsupportedJsonSchemaError extends TesseraError {
   readonly schemaPath: string;
   readonly keyword: string;
 
-  constructor(schemaPath: string, keyword: string, details: string) {
+  /**
+   * `keyword` is what the subschema uses that cannot be enforced; a subschema that lacks what a grammar
+   * needs (an "any" schema, with no type) is named by `missing: true`, so the message does not claim it uses
+   * a keyword it does not have.
+   */
+  constructor(schemaPath: string, keyword: string, details: string, options: { missing?: boolean } = {}) {
     super(
-      `The JSON schema at ${schemaPath} uses "${keyword}", which constrained decoding does not support: ${details}. ` +
+      (options.missing === true
+        ? `The JSON schema at ${schemaPath} has no "${keyword}", which constrained decoding needs: ${details}. `
+        : `The JSON schema at ${schemaPath} uses "${keyword}", which constrained decoding does not support: ${details}. `) +
         "Supported: type, properties, required, additionalProperties, items, prefixItems, min/maxItems, " +
         "min/maxLength, enum, const, anyOf/oneOf, $ref into $defs, and the date, time and date-time formats. " +
         "Simplify the schema (value checks such as minimum or pattern are fine: zod checks them afterwards). " +

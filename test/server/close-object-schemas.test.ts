@@ -1,0 +1,74 @@
+// A response_format schema's objects that leave additionalProperties out are closed before the grammar is
+// made, as llama-server reads them and OpenAI's strict mode requires; what a schema states is kept, and
+// only schema positions are read as schemas (property names and enum data are left alone).
+import { describe, expect, it } from "vitest";
+import { closeObjectSchemas } from "../../src/server/close-object-schemas.js";
+
+describe("closeObjectSchemas", () => {
+  it("closes every object that says nothing about other keys, at any depth", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        a: { type: "object", properties: { b: { type: "boolean" } } },
+        list: { type: "array", items: { type: "object", properties: { c: { type: "string" } } } },
+        either: { anyOf: [{ type: "object" }, { type: "null" }] },
+        pair: { type: "array", prefixItems: [{ type: ["object", "null"], properties: {} }] },
+        ref: { $ref: "#/$defs/node" },
+      },
+      $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" } } } },
+    };
+    expect(closeObjectSchemas(schema)).toEqual({
+      type: "object",
+      properties: {
+        a: { type: "object", properties: { b: { type: "boolean" } }, additionalProperties: false },
+        list: {
+          type: "array",
+          items: { type: "object", properties: { c: { type: "string" } }, additionalProperties: false },
+        },
+        either: { anyOf: [{ type: "object", additionalProperties: false }, { type: "null" }] },
+        pair: {
+          type: "array",
+          prefixItems: [{ type: ["object", "null"], properties: {}, additionalProperties: false }],
+        },
+        ref: { $ref: "#/$defs/node" },
+      },
+      $defs: {
+        node: {
+          type: "object",
+          properties: { next: { $ref: "#/$defs/node" } },
+          additionalProperties: false,
+        },
+      },
+      additionalProperties: false,
+    });
+  });
+
+  it("keeps what a schema states, reads only schema positions, and leaves its input alone", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        // Property names that are also keywords: the names are not schemas.
+        properties: { type: "string" },
+        type: { type: "object", additionalProperties: true },
+        additionalProperties: { type: "integer" },
+        loose: { type: "object", additionalProperties: { type: "number" } },
+        choice: { enum: [{ type: "object" }], const: { properties: {} }, default: { type: "object" } },
+      },
+      required: ["properties"],
+    };
+    const copy = structuredClone(schema);
+    const closed = closeObjectSchemas(schema) as Record<string, Record<string, unknown>>;
+    expect(schema).toEqual(copy);
+    expect(closed.properties).toEqual(copy.properties);
+    expect(closed.additionalProperties).toBe(false);
+    expect(closed.required).toEqual(["properties"]);
+  });
+
+  it("never writes through a __proto__ key", () => {
+    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object"}}}');
+    const closed = closeObjectSchemas(schema) as { properties: Record<string, unknown> };
+    expect(Object.getPrototypeOf(closed.properties)).toBe(Object.prototype);
+    expect(Object.hasOwn(closed.properties, "__proto__")).toBe(true);
+    expect(({} as Record<string, unknown>).type).toBeUndefined();
+  });
+});
