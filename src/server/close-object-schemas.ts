@@ -1,12 +1,29 @@
+import { InvalidRequestError } from "./errors/invalid-request-error.js";
+
 /**
- * A response_format schema with each object that leaves `additionalProperties` out closed
- * (`additionalProperties: false`), as llama-server reads it for its grammar and as OpenAI's strict mode
- * requires it. Read as JSON Schema says (other keys allowed), the model may write keys the client never
- * asked for, and on small models often opens one it never closes. An object that states
- * `additionalProperties` keeps what it states. The input is not changed: a copy is returned.
+ * Past this depth (arrays and maps each count a level) the walk refuses instead of overflowing the stack,
+ * which ~1,500 levels did; the grammar's normalizer refuses schemas past 64 of its own levels anyway.
  */
-export function closeObjectSchemas(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closeObjectSchemas);
+const deepestSchema = 256;
+
+/**
+ * A response_format schema with each object that declares `properties` and leaves `additionalProperties`
+ * out closed (`additionalProperties: false`), as llama-server reads it for its grammar and as OpenAI's
+ * strict mode requires it. Read as JSON Schema says (other keys allowed), the model may write keys the
+ * client never asked for, and on small models often opens one it never closes. An object without
+ * `properties` is free-form and stays open, as llama-server keeps it; an object that states
+ * `additionalProperties` keeps what it states. Only positions where a closed object means the same to the
+ * client are walked (not `not`, `if`, `contains`, whose meaning closing would change). The input is not
+ * changed: a copy is returned.
+ */
+export function closeObjectSchemas(schema: unknown, depth = 0): unknown {
+  if (depth > deepestSchema) {
+    throw new InvalidRequestError(
+      `the JSON schema nests deeper than ${deepestSchema} levels, more than constrained decoding takes: flatten it`,
+      "response_format.json_schema.schema",
+    );
+  }
+  if (Array.isArray(schema)) return schema.map((item) => closeObjectSchemas(item, depth + 1));
   if (!isPlainObject(schema)) return schema;
   // Built from entries (never by assignment), so no key, "__proto__" included, can reach a prototype.
   const entries = Object.entries(schema).map(([keyword, value]): [string, unknown] => {
@@ -14,52 +31,33 @@ export function closeObjectSchemas(schema: unknown): unknown {
       // A map from names to schemas: the names are not keywords, only the values are schemas.
       return [
         keyword,
-        Object.fromEntries(Object.entries(value).map(([name, child]) => [name, closeObjectSchemas(child)])),
+        Object.fromEntries(
+          Object.entries(value).map(([name, child]) => [name, closeObjectSchemas(child, depth + 1)]),
+        ),
       ];
     }
     // Values of other keywords (enum, const, default, examples, required...) are data, not schemas.
-    return [keyword, schemaKeywords.has(keyword) ? closeObjectSchemas(value) : value];
+    return [keyword, schemaKeywords.has(keyword) ? closeObjectSchemas(value, depth + 1) : value];
   });
-  if (describesObject(schema) && !Object.hasOwn(schema, "additionalProperties")) {
+  if (isPlainObject(schema.properties) && !Object.hasOwn(schema, "additionalProperties")) {
     entries.push(["additionalProperties", false]);
   }
   return Object.fromEntries(entries);
 }
 
-/** Keywords whose value is a schema or an array of schemas. */
+/** Keywords whose value is a schema or an array of schemas, each read as the client's own value. */
 const schemaKeywords = new Set([
   "additionalProperties",
   "items",
   "prefixItems",
   "additionalItems",
-  "contains",
   "anyOf",
   "oneOf",
   "allOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "propertyNames",
-  "unevaluatedProperties",
-  "unevaluatedItems",
 ]);
 
 /** Keywords whose value maps names to schemas. */
-const schemaMapKeywords = new Set([
-  "properties",
-  "patternProperties",
-  "$defs",
-  "definitions",
-  "dependentSchemas",
-]);
-
-function describesObject(schema: Record<string, unknown>): boolean {
-  const type = schema.type;
-  return (
-    type === "object" || (Array.isArray(type) && type.includes("object")) || isPlainObject(schema.properties)
-  );
-}
+const schemaMapKeywords = new Set(["properties", "patternProperties", "$defs", "definitions"]);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

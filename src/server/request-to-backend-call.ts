@@ -92,8 +92,9 @@ export function chatRequestToBackendCall(
 }
 
 function schemaToZod(schema: Record<string, unknown>): z.ZodType<unknown> {
+  // Refuses a schema too deep to walk with its own message, outside the catch below.
+  const closed = closeObjectSchemas(schema) as Parameters<typeof z.fromJSONSchema>[0];
   try {
-    const closed = closeObjectSchemas(schema) as Parameters<typeof z.fromJSONSchema>[0];
     return z.fromJSONSchema(closed) as z.ZodType<unknown>;
   } catch (error) {
     throw new InvalidRequestError(

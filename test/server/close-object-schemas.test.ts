@@ -3,15 +3,18 @@
 // only schema positions are read as schemas (property names and enum data are left alone).
 import { describe, expect, it } from "vitest";
 import { closeObjectSchemas } from "../../src/server/close-object-schemas.js";
+import { InvalidRequestError } from "../../src/server/errors/invalid-request-error.js";
 
 describe("closeObjectSchemas", () => {
-  it("closes every object that says nothing about other keys, at any depth", () => {
+  it("closes every object with properties that says nothing about other keys, at any depth", () => {
     const schema = {
       type: "object",
       properties: {
         a: { type: "object", properties: { b: { type: "boolean" } } },
         list: { type: "array", items: { type: "object", properties: { c: { type: "string" } } } },
-        either: { anyOf: [{ type: "object" }, { type: "null" }] },
+        either: { anyOf: [{ type: "object", properties: {} }, { type: "null" }] },
+        free: { type: "object" },
+        someKeys: { type: "object", minProperties: 1 },
         pair: { type: "array", prefixItems: [{ type: ["object", "null"], properties: {} }] },
         ref: { $ref: "#/$defs/node" },
       },
@@ -25,7 +28,12 @@ describe("closeObjectSchemas", () => {
           type: "array",
           items: { type: "object", properties: { c: { type: "string" } }, additionalProperties: false },
         },
-        either: { anyOf: [{ type: "object", additionalProperties: false }, { type: "null" }] },
+        either: {
+          anyOf: [{ type: "object", properties: {}, additionalProperties: false }, { type: "null" }],
+        },
+        // Free-form objects (no properties) stay open, as llama-server keeps them.
+        free: { type: "object" },
+        someKeys: { type: "object", minProperties: 1 },
         pair: {
           type: "array",
           prefixItems: [{ type: ["object", "null"], properties: {}, additionalProperties: false }],
@@ -70,5 +78,21 @@ describe("closeObjectSchemas", () => {
     expect(Object.getPrototypeOf(closed.properties)).toBe(Object.prototype);
     expect(Object.hasOwn(closed.properties, "__proto__")).toBe(true);
     expect(({} as Record<string, unknown>).type).toBeUndefined();
+  });
+
+  it("leaves not, if and contains as written, since closing would change what they mean", () => {
+    const schema = {
+      type: "array",
+      contains: { type: "object", properties: { a: { type: "string" } } },
+      not: { type: "object", properties: { b: { type: "string" } } },
+    };
+    expect(closeObjectSchemas(schema)).toEqual(schema);
+  });
+
+  it("refuses a schema nested past 256 levels with a request error, not a stack overflow", () => {
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let level = 0; level < 2_000; level++) deep = { type: "object", properties: { x: deep } };
+    expect(() => closeObjectSchemas(deep)).toThrow(InvalidRequestError);
+    expect(() => closeObjectSchemas(deep)).toThrow(/nests deeper than 256 levels/);
   });
 });

@@ -189,6 +189,39 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
     expect(format.safeParse({ name: "Ada", age: 36, nickname: "A" }).success).toBe(false);
   });
 
+  it("keeps a free-form object open, and refuses a schema too deep to read with a 400 naming it", async () => {
+    const { client, backend } = await serve(['{"name":"Ada","meta":{"any":1}}']);
+    await client.chat.completions.create({
+      model: "scripted-model",
+      messages: hello,
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "person",
+          schema: { type: "object", properties: { name: { type: "string" }, meta: { type: "object" } } },
+        },
+      },
+    });
+    const format = backend.calls[0]!.options.format!;
+    expect(format.safeParse({ name: "Ada", meta: { any: 1 } }).success).toBe(true);
+    expect(format.safeParse({ name: "Ada", other: 1 }).success).toBe(false);
+
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let level = 0; level < 2_000; level++) deep = { type: "object", properties: { x: deep } };
+    const refused = await client.chat.completions
+      .create({
+        model: "scripted-model",
+        messages: hello,
+        response_format: { type: "json_schema", json_schema: { name: "deep", schema: deep } },
+      })
+      .catch((error: unknown) => error);
+    expect((refused as { status?: number }).status).toBe(400);
+    expect((refused as { error?: { param?: string } }).error?.param).toBe(
+      "response_format.json_schema.schema",
+    );
+    expect(String((refused as Error).message)).toContain("nests deeper than 256 levels");
+  });
+
   it("answers /v1/completions, streamed and not", async () => {
     const { client } = await serve(["continued text", "more words here"]);
     const completion = await client.completions.create({
