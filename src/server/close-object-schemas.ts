@@ -7,6 +7,13 @@ import { InvalidRequestError } from "./errors/invalid-request-error.js";
 const deepestSchema = 256;
 
 /**
+ * The most subschemas one schema may hold. Reading a schema, making its grammar and checking it run on the
+ * server's thread: 200,000 properties held it for ~35 s before the grammar's size limit refused them. Past
+ * this count the grammar could not fit that limit (256 KB) anyway; OpenAI's strict mode takes 100 properties.
+ */
+const mostSubschemas = 5_000;
+
+/**
  * A response_format schema with each object that declares `properties` and leaves `additionalProperties`
  * out closed (`additionalProperties: false`), as llama-server reads it for its grammar and as OpenAI's
  * strict mode requires it. Read as JSON Schema says (other keys allowed), the model may write keys the
@@ -16,15 +23,26 @@ const deepestSchema = 256;
  * client are walked (not `not`, `if`, `contains`, whose meaning closing would change). The input is not
  * changed: a copy is returned.
  */
-export function closeObjectSchemas(schema: unknown, depth = 0): unknown {
+export function closeObjectSchemas(schema: unknown): unknown {
+  return closeWithin(schema, 0, { subschemas: 0 });
+}
+
+function closeWithin(schema: unknown, depth: number, seen: { subschemas: number }): unknown {
   if (depth > deepestSchema) {
     throw new InvalidRequestError(
       `the JSON schema nests deeper than ${deepestSchema} levels, more than constrained decoding takes: flatten it`,
       "response_format.json_schema.schema",
     );
   }
-  if (Array.isArray(schema)) return schema.map((item) => closeObjectSchemas(item, depth + 1));
+  if (Array.isArray(schema)) return schema.map((item) => closeWithin(item, depth + 1, seen));
   if (!isPlainObject(schema)) return schema;
+  seen.subschemas++;
+  if (seen.subschemas > mostSubschemas) {
+    throw new InvalidRequestError(
+      `the JSON schema holds more than ${mostSubschemas} subschemas, more than one grammar can enforce: split or simplify it`,
+      "response_format.json_schema.schema",
+    );
+  }
   // Built from entries (never by assignment), so no key, "__proto__" included, can reach a prototype.
   const entries = Object.entries(schema).map(([keyword, value]): [string, unknown] => {
     if (schemaMapKeywords.has(keyword) && isPlainObject(value)) {
@@ -32,12 +50,12 @@ export function closeObjectSchemas(schema: unknown, depth = 0): unknown {
       return [
         keyword,
         Object.fromEntries(
-          Object.entries(value).map(([name, child]) => [name, closeObjectSchemas(child, depth + 1)]),
+          Object.entries(value).map(([name, child]) => [name, closeWithin(child, depth + 1, seen)]),
         ),
       ];
     }
     // Values of other keywords (enum, const, default, examples, required...) are data, not schemas.
-    return [keyword, schemaKeywords.has(keyword) ? closeObjectSchemas(value, depth + 1) : value];
+    return [keyword, schemaKeywords.has(keyword) ? closeWithin(value, depth + 1, seen) : value];
   });
   if (isPlainObject(schema.properties) && !Object.hasOwn(schema, "additionalProperties")) {
     entries.push(["additionalProperties", false]);

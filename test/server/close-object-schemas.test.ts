@@ -95,4 +95,16 @@ describe("closeObjectSchemas", () => {
     expect(() => closeObjectSchemas(deep)).toThrow(InvalidRequestError);
     expect(() => closeObjectSchemas(deep)).toThrow(/nests deeper than 256 levels/);
   });
+
+  it("refuses a schema of more than 5,000 subschemas at once, before any grammar work", () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 200_000 }, (_, index) => [`p${index}`, { type: "string" }]),
+    );
+    // Refused from the count, before zod, the normalizer and the grammar (that path took ~35 s).
+    expect(() => closeObjectSchemas({ type: "object", properties })).toThrow(/more than 5000 subschemas/);
+    const fits = Object.fromEntries(
+      Array.from({ length: 4_000 }, (_, index) => [`p${index}`, { type: "string" }]),
+    );
+    expect(() => closeObjectSchemas({ type: "object", properties: fits })).not.toThrow();
+  });
 });
