@@ -82,6 +82,8 @@ export function toErrorResponse(
   promptField: "messages" | "prompt" = "messages",
   /** The request field that set the output's length: max_completion_tokens when the request used it. */
   outputField: "max_tokens" | "max_completion_tokens" = "max_tokens",
+  /** The request field whose schema made the generation's grammar (response_format, tools), if any. */
+  grammarField: string | null = null,
 ): ErrorResponse {
   const answer = TesseraError.isInstance(error) ? answerOfKindOf(error) : null;
   if (TesseraError.isInstance(error) && answer !== null) {
@@ -92,7 +94,7 @@ export function toErrorResponse(
       return response(status, error.message, type, error.param, error.code);
     if (ModelNotFoundError.isInstance(error))
       return response(status, error.message, type, "model", "model_not_found");
-    if (error.kind === "invalid-option") return optionResponse(error, answer);
+    if (error.kind === "invalid-option") return optionResponse(error, answer, grammarField);
     // The prompt fits and only the room asked for the output does not: the output's field is the one to change.
     const field = !ContextOverflowError.isInstance(error)
       ? param
@@ -127,8 +129,19 @@ function answerOfKindOf(error: TesseraError): KindAnswer | null {
  * An option error in the request's terms (top_p, not topP) where the option comes from a request field.
  * Errors of kind "invalid-option" name the one option at fault in `optionName`, when there is one.
  */
-function optionResponse(error: TesseraError, answer: KindAnswer): ErrorResponse {
+function optionResponse(error: TesseraError, answer: KindAnswer, grammarField: string | null): ErrorResponse {
   const optionName = "optionName" in error && typeof error.optionName === "string" ? error.optionName : null;
+  // No request has a grammar field: a refused grammar (too large, nested too deep) was made from a schema.
+  if (optionName === "grammar" && grammarField !== null) {
+    const reason = error.message.replace(/\s*Nothing was started\.$/, "");
+    return response(
+      answer.status,
+      `The schema in ${grammarField} makes a grammar constrained decoding cannot take (${reason}). Simplify it: fewer properties, alternatives or nesting.`,
+      answer.type,
+      grammarField,
+      answer.code,
+    );
+  }
   const field = optionName === null ? null : requestFieldOf(optionName);
   // "Invalid value for model option" is the library's wording; a request has fields.
   const message =

@@ -21,6 +21,8 @@ export interface CompletionPlan {
   route: "chat" | "completions";
   /** The request field that set the output's length (named when only the output does not fit). */
   outputField: "max_tokens" | "max_completion_tokens";
+  /** The request field whose schema the backend's grammar was made from, if any (named when it refuses it). */
+  grammarField: string | null;
   stream: boolean;
   includeUsage: boolean;
   logprobs: LogprobsRequest;
@@ -130,6 +132,7 @@ export async function serveCompletion(
         dependencies.limits,
         plan.route === "completions" ? "prompt" : "messages",
         plan.outputField,
+        plan.grammarField,
       );
       await reply.code(answer.status).headers(answer.headers).send(answer.body);
     }

@@ -153,3 +153,24 @@ describe("the server's answer to a library error", () => {
     );
   });
 });
+
+describe("a grammar the backend refuses", () => {
+  it("is named by the request field whose schema made it, not by the library's grammar option", () => {
+    const refused = new InvalidSamplerOptionError(
+      "grammar",
+      "a GBNF grammar of at most 262144 bytes (split it into fewer, shorter rules)",
+      "a grammar of 271142 bytes",
+    );
+    for (const field of ["response_format.json_schema.schema", "response_format", "tools"]) {
+      const { body } = toErrorResponse(refused, {}, "messages", "max_tokens", field);
+      expect(body.error.param).toBe(field);
+      expect(body.error.message).toContain(
+        `The schema in ${field} makes a grammar constrained decoding cannot take`,
+      );
+      expect(body.error.message).toContain("a grammar of 271142 bytes");
+      expect(body.error.message).not.toContain("Nothing was started");
+    }
+    // Without a field to blame (a library caller's own grammar), the library's words stay.
+    expect(toErrorResponse(refused).body.error.param).toBeNull();
+  });
+});

@@ -127,6 +127,28 @@ describe("the official client against tessera serve on the tiny model", () => {
     expect(typeof parsed.ok).toBe("boolean");
   });
 
+  it("refuses a response_format whose grammar is too large by naming its schema", async () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 4_000 }, (_, index) => [`field${index}`, { type: "string" }]),
+    );
+    const refused = await client.chat.completions
+      .create({
+        model: "tiny",
+        messages: hello,
+        max_tokens: 4,
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: "big", schema: { type: "object", properties } },
+        },
+      })
+      .catch((error: unknown) => error);
+    expect((refused as { status?: number }).status).toBe(400);
+    expect((refused as { error?: { param?: string } }).error?.param).toBe(
+      "response_format.json_schema.schema",
+    );
+    expect(String((refused as Error).message)).toContain("makes a grammar constrained decoding cannot take");
+  });
+
   it("returns a tool call when a tool is required", async () => {
     const request = {
       model: "tiny",

@@ -27,6 +27,15 @@ export function registerChatCompletionsRoute(
       {
         route: "chat",
         outputField: outputLengthField(body),
+        // A grammar the backend refuses (too large) was made from this field's schema.
+        grammarField:
+          body.response_format?.type === "json_schema"
+            ? "response_format.json_schema.schema"
+            : body.response_format?.type === "json_object"
+              ? "response_format"
+              : toolsOffered
+                ? "tools"
+                : null,
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,

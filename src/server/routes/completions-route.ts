@@ -54,6 +54,7 @@ export function registerCompletionsRoute(
       {
         route: "completions",
         outputField: outputLengthField(body),
+        grammarField: null,
         stream: body.stream === true,
         includeUsage: body.stream_options?.include_usage === true,
         logprobs,
