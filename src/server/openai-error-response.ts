@@ -96,8 +96,11 @@ export function toErrorResponse(
       return response(status, error.message, type, "model", "model_not_found");
     if (error.kind === "invalid-option") return optionResponse(error, answer, grammarField);
     // The prompt fits and only the room asked for the output does not: the output's field is the one to change.
+    // A schema the grammar cannot enforce came from the field that made the grammar (tools, or response_format).
     const field = !ContextOverflowError.isInstance(error)
-      ? param
+      ? error.kind === "unsupported-schema" && grammarField !== null
+        ? grammarField
+        : param
       : (error.outputRoom ?? null) !== null
         ? outputField
         : promptField;
@@ -133,10 +136,13 @@ function optionResponse(error: TesseraError, answer: KindAnswer, grammarField: s
   const optionName = "optionName" in error && typeof error.optionName === "string" ? error.optionName : null;
   // No request has a grammar field: a refused grammar (too large, nested too deep) was made from a schema.
   if (optionName === "grammar" && grammarField !== null) {
-    const reason = error.message.replace(/\s*Nothing was started\.$/, "");
+    // In the request's terms: what the schema made, and the limit it passed (from the refusal's own words).
+    const made = "received" in error && typeof error.received === "string" ? error.received : "a grammar";
+    const limit = /at most (\d+) (bytes|nested groups)/.exec(error.message);
+    const most = limit === null ? "" : `; constrained decoding takes at most ${limit[1]} ${limit[2]}`;
     return response(
       answer.status,
-      `The schema in ${grammarField} makes a grammar constrained decoding cannot take (${reason}). Simplify it: fewer properties, alternatives or nesting.`,
+      `The schema in ${grammarField} makes ${made}${most}. Simplify it: fewer properties, alternatives or nesting.`,
       answer.type,
       grammarField,
       answer.code,

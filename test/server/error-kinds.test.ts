@@ -164,13 +164,19 @@ describe("a grammar the backend refuses", () => {
     for (const field of ["response_format.json_schema.schema", "response_format", "tools"]) {
       const { body } = toErrorResponse(refused, {}, "messages", "max_tokens", field);
       expect(body.error.param).toBe(field);
-      expect(body.error.message).toContain(
-        `The schema in ${field} makes a grammar constrained decoding cannot take`,
+      expect(body.error.message).toBe(
+        `The schema in ${field} makes a grammar of 271142 bytes; constrained decoding takes at most 262144 bytes. Simplify it: fewer properties, alternatives or nesting.`,
       );
-      expect(body.error.message).toContain("a grammar of 271142 bytes");
-      expect(body.error.message).not.toContain("Nothing was started");
     }
     // Without a field to blame (a library caller's own grammar), the library's words stay.
     expect(toErrorResponse(refused).body.error.param).toBeNull();
+  });
+
+  it("blames the tools for a tool schema the grammar cannot enforce, not response_format", () => {
+    const unsupported = new UnsupportedJsonSchemaError("#/properties/x", "not", "negation");
+    expect(toErrorResponse(unsupported, {}, "messages", "max_tokens", "tools").body.error.param).toBe(
+      "tools",
+    );
+    expect(toErrorResponse(unsupported).body.error.param).toBe("response_format");
   });
 });
