@@ -43,11 +43,8 @@ export class ConcurrencyLimiter {
 
   /** Wait for a slot; the returned function releases it (calling it twice is harmless). */
   async acquire(signal?: AbortSignal): Promise<() => void> {
-    signal?.throwIfAborted();
-    if (this.#active < this.parallel) {
-      this.#active += 1;
-      return this.#releaser();
-    }
+    const free = this.tryAcquire(signal);
+    if (free !== null) return free;
     if (this.#waiters.length >= this.queue) throw new ServerBusyError(this.parallel, this.queue);
     await new Promise<void>((resolve, reject) => {
       const waiter = { grant: resolve };

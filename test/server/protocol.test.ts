@@ -164,22 +164,20 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
     expect(finish).toBe("length");
   });
 
-  it("turns response_format json_schema into a format the backend validates", async () => {
-    const { client, backend } = await serve(['{"name":"Ada","age":36}']);
-    const completion = await client.chat.completions.create({
+  /** A chat completion of `hello` on the scripted server, constrained to `schema`. */
+  const answerWithSchema = (client: OpenAI, schema: Record<string, unknown>) =>
+    client.chat.completions.create({
       model: "scripted-model",
       messages: hello,
-      response_format: {
-        type: "json_schema",
-        json_schema: {
-          name: "person",
-          schema: {
-            type: "object",
-            properties: { name: { type: "string" }, age: { type: "integer" } },
-            required: ["name", "age"],
-          },
-        },
-      },
+      response_format: { type: "json_schema", json_schema: { name: "person", schema } },
+    });
+
+  it("turns response_format json_schema into a format the backend validates", async () => {
+    const { client, backend } = await serve(['{"name":"Ada","age":36}']);
+    const completion = await answerWithSchema(client, {
+      type: "object",
+      properties: { name: { type: "string" }, age: { type: "integer" } },
+      required: ["name", "age"],
     });
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ name: "Ada", age: 36 });
     const format = backend.calls[0]!.options.format!;
@@ -191,16 +189,9 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
 
   it("keeps a free-form object open, and refuses a schema too deep to read with a 400 naming it", async () => {
     const { client, backend } = await serve(['{"name":"Ada","meta":{"any":1}}']);
-    await client.chat.completions.create({
-      model: "scripted-model",
-      messages: hello,
-      response_format: {
-        type: "json_schema",
-        json_schema: {
-          name: "person",
-          schema: { type: "object", properties: { name: { type: "string" }, meta: { type: "object" } } },
-        },
-      },
+    await answerWithSchema(client, {
+      type: "object",
+      properties: { name: { type: "string" }, meta: { type: "object" } },
     });
     const format = backend.calls[0]!.options.format!;
     expect(format.safeParse({ name: "Ada", meta: { any: 1 } }).success).toBe(true);
@@ -208,13 +199,7 @@ describe("tessera serve speaks the OpenAI protocol (official client)", () => {
 
     let deep: Record<string, unknown> = { type: "string" };
     for (let level = 0; level < 2_000; level++) deep = { type: "object", properties: { x: deep } };
-    const refused = await client.chat.completions
-      .create({
-        model: "scripted-model",
-        messages: hello,
-        response_format: { type: "json_schema", json_schema: { name: "deep", schema: deep } },
-      })
-      .catch((error: unknown) => error);
+    const refused = await answerWithSchema(client, deep).catch((error: unknown) => error);
     expect((refused as { status?: number }).status).toBe(400);
     expect((refused as { error?: { param?: string } }).error?.param).toBe(
       "response_format.json_schema.schema",

@@ -80,24 +80,22 @@ describe("the official client against tessera serve on the tiny model", () => {
     expect(choice.tessera_raw_logits!.content[0]!.top).toHaveLength(2);
   });
 
-  it("constrains the output to a response_format JSON schema", async () => {
-    const completion = await client.chat.completions.create({
+  /** A chat completion of `hello` constrained to `schema` (seed 2, 40 tokens at most). */
+  const answerWithSchema = (schema: Record<string, unknown>) =>
+    client.chat.completions.create({
       model: "tiny",
       messages: hello,
       max_tokens: 40,
       seed: 2,
-      response_format: {
-        type: "json_schema",
-        json_schema: {
-          name: "answer",
-          schema: {
-            type: "object",
-            properties: { ok: { type: "boolean" } },
-            required: ["ok"],
-            additionalProperties: false,
-          },
-        },
-      },
+      response_format: { type: "json_schema", json_schema: { name: "answer", schema } },
+    });
+
+  it("constrains the output to a response_format JSON schema", async () => {
+    const completion = await answerWithSchema({
+      type: "object",
+      properties: { ok: { type: "boolean" } },
+      required: ["ok"],
+      additionalProperties: false,
     });
     const parsed = JSON.parse(completion.choices[0]!.message.content!) as { ok: unknown };
     expect(typeof parsed.ok).toBe("boolean");
@@ -106,18 +104,10 @@ describe("the official client against tessera serve on the tiny model", () => {
   it("takes a response_format JSON schema that leaves additionalProperties out", async () => {
     // It used to be refused with a message about "#/additionalProperties", a keyword the request never had.
     // An object that leaves additionalProperties out is closed, as llama-server and OpenAI's strict mode read it.
-    const completion = await client.chat.completions.create({
-      model: "tiny",
-      messages: hello,
-      max_tokens: 40,
-      seed: 2,
-      response_format: {
-        type: "json_schema",
-        json_schema: {
-          name: "answer",
-          schema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
-        },
-      },
+    const completion = await answerWithSchema({
+      type: "object",
+      properties: { ok: { type: "boolean" } },
+      required: ["ok"],
     });
     // Closed as llama-server reads it (no other keys), so it ends as the schema with
     // additionalProperties: false above does.
@@ -131,17 +121,7 @@ describe("the official client against tessera serve on the tiny model", () => {
     const properties = Object.fromEntries(
       Array.from({ length: 4_000 }, (_, index) => [`field${index}`, { type: "string" }]),
     );
-    const refused = await client.chat.completions
-      .create({
-        model: "tiny",
-        messages: hello,
-        max_tokens: 4,
-        response_format: {
-          type: "json_schema",
-          json_schema: { name: "big", schema: { type: "object", properties } },
-        },
-      })
-      .catch((error: unknown) => error);
+    const refused = await answerWithSchema({ type: "object", properties }).catch((error: unknown) => error);
     expect((refused as { status?: number }).status).toBe(400);
     expect((refused as { error?: { param?: string } }).error?.param).toBe(
       "response_format.json_schema.schema",

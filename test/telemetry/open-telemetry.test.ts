@@ -29,6 +29,7 @@ import {
   validate,
 } from "../../src/stdlib/index.js";
 import { type FaultServer, startFaultServer } from "../helpers/fault-server.js";
+import { withHookedBackend } from "./telemetry-fixtures.js";
 
 const spans = new InMemorySpanExporter();
 /** The start time the last span of each name was asked to have, as given to startSpan. */
@@ -227,16 +228,13 @@ describe("OpenTelemetry on the local backend", () => {
       await thunk.avalue();
       throw new Error("the hook refused the output");
     });
-    const hooked = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256, hooks });
-    try {
-      await expect(
+    await withHookedBackend(hooks, (hooked) =>
+      expect(
         hooked.generateFromContext(new CBlock("One, two,"), new ChatContext(), {
           modelOptions: { maxNewTokens: 2 },
         }),
-      ).rejects.toThrow("the hook refused the output");
-    } finally {
-      await hooked.dispose();
-    }
+      ).rejects.toThrow("the hook refused the output"),
+    );
     const [chat] = named("chat tiny");
     expect(chat?.status.code).toBe(2);
     expect(chat?.status.message).toBe("the hook refused the output");

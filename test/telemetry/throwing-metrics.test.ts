@@ -1,6 +1,6 @@
 // A metrics pipeline that throws (a user's broken exporter set-up) loses its own signal only: the span of the
 // call still ends, and the call's outcome is its own. Also an error whose name cannot be read.
-import { context, DiagLogLevel, diag, type MeterProvider, metrics, trace } from "@opentelemetry/api";
+import { context, diag, type MeterProvider, metrics, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
   BasicTracerProvider,
@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock, HookRegistry } from "../../src/core/index.js";
 import { ChatContext, SimpleContext } from "../../src/stdlib/index.js";
+import { collectDiagErrors, withHookedBackend } from "./telemetry-fixtures.js";
 
 const spans = new InMemorySpanExporter();
-const reported: unknown[] = [];
+let reported: unknown[] = [];
 // A provider whose histograms throw on record, as a broken reader or view can make them.
 const throwingMeters = {
   getMeter: () => ({
@@ -32,16 +33,7 @@ beforeAll(async () => {
     new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }),
   );
   metrics.setGlobalMeterProvider(throwingMeters);
-  diag.setLogger(
-    {
-      error: (_message, ...args) => reported.push(args[0]),
-      warn: () => {},
-      info: () => {},
-      debug: () => {},
-      verbose: () => {},
-    },
-    DiagLogLevel.ERROR,
-  );
+  reported = collectDiagErrors();
   backend = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256 });
 });
 
@@ -84,18 +76,15 @@ describe("an error whose name cannot be read", () => {
     hooks.on("generationError", ({ error }) => {
       seen.push(error);
     });
-    const hooked = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256, hooks });
-    try {
-      const refusal = await hooked
+    const refusal = await withHookedBackend(hooks, (hooked) =>
+      hooked
         .generateFromContext(new CBlock("Count."), new ChatContext(), { modelOptions: { maxNewTokens: 2 } })
-        .catch((error: unknown) => error);
-      expect(refusal).toBe(odd);
-      expect(seen).toEqual([odd]);
-      const [chat] = spans.getFinishedSpans().filter((span) => span.name === "chat tiny");
-      expect(chat?.status.code).toBe(2);
-      expect(chat?.attributes["error.type"]).toBe("_OTHER");
-    } finally {
-      await hooked.dispose();
-    }
+        .catch((error: unknown) => error),
+    );
+    expect(refusal).toBe(odd);
+    expect(seen).toEqual([odd]);
+    const [chat] = spans.getFinishedSpans().filter((span) => span.name === "chat tiny");
+    expect(chat?.status.code).toBe(2);
+    expect(chat?.attributes["error.type"]).toBe("_OTHER");
   });
 });

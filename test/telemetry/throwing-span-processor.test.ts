@@ -1,7 +1,7 @@
 // Telemetry runs after the native generation has started (its bookkeeping then overlaps the prompt's
 // decoding). A span processor that throws (a user's broken exporter set-up) must then still leave nothing
 // running: the call fails as it did before, and the backend's only sequence is free for the next call.
-import { context, DiagLogLevel, diag, metrics, trace } from "@opentelemetry/api";
+import { context, diag, metrics, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
   AggregationTemporality,
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock, HookRegistry } from "../../src/core/index.js";
 import { ChatContext, SimpleContext } from "../../src/stdlib/index.js";
+import { collectDiagErrors, withHookedBackend } from "./telemetry-fixtures.js";
 
 let failing = false;
 /** Starts left to fail: the next this many onStart calls throw (after `failing`, which makes all fail). */
@@ -111,17 +112,7 @@ describe("a span processor that throws", () => {
 
 describe("a span processor whose onEnd throws", () => {
   it("leaves the call's own error to the caller and still ends every span of a batch", async () => {
-    const reported: unknown[] = [];
-    diag.setLogger(
-      {
-        error: (_message, ...args) => reported.push(args[0]),
-        warn: () => {},
-        info: () => {},
-        debug: () => {},
-        verbose: () => {},
-      },
-      DiagLogLevel.ERROR,
-    );
+    const reported = collectDiagErrors();
     await durationPoints();
     failingOnEnd = true;
     ended = 0;
@@ -149,17 +140,14 @@ describe("a generationPostCall hook that throws", () => {
     hooks.on("generationPostCall", () => {
       throw new Error("the hook broke");
     });
-    const hooked = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256, hooks });
-    try {
+    await withHookedBackend(hooks, async (hooked) => {
       await expect(
         hooked.generateFromContext(new CBlock("Count."), new ChatContext(), {
           modelOptions: { maxNewTokens: 200 },
         }),
       ).rejects.toThrow("the hook broke");
       await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
-    } finally {
-      await hooked.dispose();
-    }
+    });
   });
 });
 
@@ -177,14 +165,15 @@ describe("a generationPostCall hook and a generationError hook that both throw",
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
-    const hooked = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256, hooks });
     try {
-      await expect(
-        hooked.generateFromContext(new CBlock("Count."), new ChatContext(), {
-          modelOptions: { maxNewTokens: 200 },
-        }),
-      ).rejects.toThrow("the error hook broke too");
-      await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+      await withHookedBackend(hooks, async (hooked) => {
+        await expect(
+          hooked.generateFromContext(new CBlock("Count."), new ChatContext(), {
+            modelOptions: { maxNewTokens: 200 },
+          }),
+        ).rejects.toThrow("the error hook broke too");
+        await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
       // The call's failure, once: not also the cancellation of a thunk the caller never received.
       expect(errors).toHaveLength(1);
@@ -192,7 +181,6 @@ describe("a generationPostCall hook and a generationError hook that both throw",
       expect(unhandled).toEqual([]);
     } finally {
       process.off("unhandledRejection", onUnhandled);
-      await hooked.dispose();
     }
   });
 });
