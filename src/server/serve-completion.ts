@@ -127,13 +127,7 @@ export async function serveCompletion(
     }
   } catch (error) {
     if (!reply.sent && !reply.raw.headersSent && !clientGone.signal.aborted) {
-      const answer = toErrorResponse(
-        error,
-        dependencies.limits,
-        plan.route === "completions" ? "prompt" : "messages",
-        plan.outputField,
-        plan.grammarField,
-      );
+      const answer = errorResponseOf(error, plan, dependencies.limits);
       await reply.code(answer.status).headers(answer.headers).send(answer.body);
     }
   } finally {
@@ -224,7 +218,7 @@ async function streamAnswer(
       const rest = (thunk.value ?? "").slice(pulled);
       pulled += rest.length;
       if (rest.length > 0 && !(await sendDelta({ text: rest }, null))) return;
-      await writer.send(errorBody(error));
+      await writer.send(errorBody(error, plan));
     } finally {
       writer.end();
     }
@@ -234,10 +228,20 @@ async function streamAnswer(
   }
 }
 
-/** The error event's body; should the mapping itself fail, a plain internal error still tells the client. */
-function errorBody(error: unknown): OpenAIErrorBody {
+/** The answer to a failed request, in its route's field names (prompt or messages, the output's field). */
+function errorResponseOf(error: unknown, plan: CompletionPlan, limits?: ServerLimits) {
+  const promptField = plan.route === "completions" ? "prompt" : "messages";
+  return toErrorResponse(error, limits, promptField, plan.outputField, plan.grammarField);
+}
+
+/**
+ * The error event's body, named as the request's HTTP error would be (a failure after the headers went out on
+ * acceptance is one the request could otherwise have got as a 400); should the mapping itself fail, a plain
+ * internal error still tells the client.
+ */
+function errorBody(error: unknown, plan: CompletionPlan): OpenAIErrorBody {
   try {
-    return toErrorResponse(error).body;
+    return errorResponseOf(error, plan).body;
   } catch {
     return {
       error: {

@@ -5,6 +5,7 @@
 import { request } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import type { TesseraServer } from "../../src/server/index.js";
 import { closeServersAfterEach, serve } from "./scripted-server.js";
 import { type ServedTinyModel, serveTinyModel, stopServedTinyModel } from "./served-tiny-model.js";
@@ -109,6 +110,24 @@ describe("headers of a streamed answer", () => {
       body: JSON.stringify({ model: "scripted-model", prompt: "hi", stream: true }),
     });
     expect(plain.status).toBe(500);
+  });
+});
+
+describe("an error event after the headers went out on acceptance", () => {
+  it("names the request's own fields, as the HTTP error it replaces would", async () => {
+    // Rare after acceptance, but possible: the same mapping as the 400, with /v1/completions' field names.
+    const overflow = { text: "", chunks: [], failWith: new ContextOverflowError(90, 64) };
+    const { server } = await serve([overflow], { scripted: { capabilities: { refusesUpFront: true } } });
+    const failed = await fetch(`${server.url}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "scripted-model", prompt: "hi", stream: true }),
+    });
+    expect(failed.status).toBe(200);
+    const event = (await failed.text()).split("\n").find((line) => line.includes('"error"'))!;
+    const body = JSON.parse(event.slice("data: ".length)) as { error: { param: string; code: string } };
+    expect(body.error.code).toBe("context_length_exceeded");
+    expect(body.error.param).toBe("prompt");
   });
 });
 

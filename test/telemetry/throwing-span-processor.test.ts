@@ -173,12 +173,13 @@ describe("a generationPostCall hook and a generationError hook that both throw",
           }),
         ).rejects.toThrow("the error hook broke too");
         await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+        // Checked before the backend is disposed: a rejection its disposal settled must not hide here.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        // The call's failure, once: not also the cancellation of a thunk the caller never received.
+        expect(errors).toHaveLength(1);
+        expect(String(errors[0])).toContain("the hook broke");
+        expect(unhandled).toEqual([]);
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      // The call's failure, once: not also the cancellation of a thunk the caller never received.
-      expect(errors).toHaveLength(1);
-      expect(String(errors[0])).toContain("the hook broke");
-      expect(unhandled).toEqual([]);
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }
