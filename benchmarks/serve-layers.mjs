@@ -4,7 +4,10 @@
 //   - tessera serve (Fastify, validation, slots and metrics, the backend, the thunk);
 //   - a minimal node:http server over the backend and the thunk (benchmarks/serve-layers/minimal-server.mjs);
 //   - the same over LlamaContext.generate (the native engine and its token stream only);
-//   - llama-server.
+//   - llama-server;
+//   - the HTTP floor: a node:http server that loads no model and answers at once with one fixed text
+//     event (dist/bench/http-floor-server.js, bench ttfb's "http-floor" row): what reaching a server and
+//     reading its first event back puts under every served first token.
 // The differences between neighbouring rows are the cost of each layer. First token is timed from the
 // fetch call to the first text, streamed, 32 tokens per request; the first --skip rounds are not counted.
 // Run after `npm run build` and `npm run bench:peers`:
@@ -33,6 +36,7 @@ const llamaServer = requireLlamaServer();
 const modelPath = await resolveModel(values.model);
 const servers = new ServerSet();
 const minimal = resolve(import.meta.dirname, "serve-layers", "minimal-server.mjs");
+const floorServer = resolve(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js");
 const minimalArgs = (mode) => (port) => [minimal, mode, String(port), modelPath];
 try {
   const started = [
@@ -40,6 +44,7 @@ try {
     await servers.start("minimal server, backend + thunk", process.execPath, minimalArgs("backend")),
     await servers.start("minimal server, LlamaContext", process.execPath, minimalArgs("context")),
     await servers.startLlamaServer(llamaServer, modelPath, "1", "512"),
+    await servers.start("HTTP floor (no model)", process.execPath, (port) => [floorServer, String(port)]),
   ];
   // llama-server must not reuse the last prompt's cells, which the others do not either.
   const extraBody = (name) => (name === "llama-server" ? { cache_prompt: false } : {});

@@ -1,6 +1,7 @@
 // The rows of `tessera bench ttfb`: tessera in-process, node-llama-cpp in-process, the C++ greedy runner
 // (the honest limit on the same libraries), `tessera serve` and llama.cpp's llama-server over HTTP (when
-// built), a second chat turn (in-process and serve), 4 concurrent requests to each server, and every
+// built), the HTTP floor (a node:http server that does no work: what any served first token pays for the
+// request's way there and back), a second chat turn (in-process and serve), 4 concurrent requests to each server, and every
 // configured remote provider. Work per row, so that compared rows do the same: the in-process rows and
 // the runner render the model's chat template around the prompt; serve and llama-server both take bare
 // text on /v1/completions (llama-server's chat endpoint rejects the random-weight model's output); the
@@ -31,6 +32,7 @@ export const localRows = [
   "greedy-runner",
   "tessera-serve",
   "llama-server",
+  "http-floor",
   "tessera-2nd-turn",
   "tessera-serve-2nd-turn",
   "tessera-serve-4x",
@@ -162,6 +164,24 @@ export function llamaServerArgs(options: TtfbTargetOptions, port: number, parall
   ];
 }
 
+/** The name of the row whose server does no work (src/bench/http-floor-server.ts). */
+export const httpFloorName = "HTTP floor (no model)";
+
+function startHttpFloorServer(): (port: number, signal: AbortSignal) => Promise<ServerProcess> {
+  return (port, signal) => {
+    const entry = join(packageRoot(), "dist", "bench", "http-floor-server.js");
+    if (!existsSync(entry))
+      throw new BenchTargetUnavailableError(httpFloorName, "dist/ is not built; run `npm run build`");
+    return ServerProcess.start({
+      name: httpFloorName,
+      command: process.execPath,
+      args: [entry, String(port)],
+      readyUrl: `http://127.0.0.1:${port}/health`,
+      signal,
+    });
+  };
+}
+
 function startLlamaServer(
   options: TtfbTargetOptions,
   name: string,
@@ -254,6 +274,10 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
     if (row === "llama-server") {
       const name = "llama-server (HTTP)";
       targets.push(serverRow(name, startLlamaServer(options, name, 1), llamaServerBody, "completions"));
+    }
+    if (row === "http-floor") {
+      // The same request as the serve rows; the server reads and parses it, then answers at once.
+      targets.push(serverRow(httpFloorName, startHttpFloorServer(), servePeerBody, "completions"));
     }
     if (row === "tessera-2nd-turn") targets.push(tesseraInProcess(options, true));
     if (row === "tessera-serve-2nd-turn") {

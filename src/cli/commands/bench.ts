@@ -130,7 +130,10 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     "endpoint rejects the random-weight model's output). The 2nd-turn rows answer the prompt first (untimed) and " +
     "time a short follow-up in the same chat (serve: /v1/chat/completions), whose history's KV cells can be " +
     `reused. The "at once" rows send ${concurrentRequests} requests together to a server with ${concurrentRequests} slots; ` +
-    "their first token is the median of the requests'.";
+    "their first token is the median of the requests'. The HTTP floor row is a node:http server that loads no " +
+    "model: it reads and parses each request as the serve rows' and answers one fixed text event at once, so its " +
+    "first token is what a request's way to a Node server and the first event's way back cost this client, " +
+    "which every served row pays on top of its own work.";
   await publishBenchResult({
     out: flags.out,
     name: "ttfb",
