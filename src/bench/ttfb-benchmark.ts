@@ -1,5 +1,6 @@
 // The latency benchmark: every target streams the same prompt lengths, N runs each with unique prompts,
-// interleaved (run 1 of every target, then run 2, ...) so a slow minute on the machine hits all rows alike.
+// interleaved (run 1 of every target, then run 2, ...) so a slow minute on the machine hits all rows alike,
+// the rows in a new random order each run (run-order.ts says why).
 // Failures are counted as an error rate and never enter the latency figures.
 import { createArrivalClock } from "./arrival-clock.js";
 import type { BenchTarget, StreamObserver } from "./bench-target.js";
@@ -8,6 +9,7 @@ import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-e
 import { type FirstTokenStageTimes, firstTokenStages, unaccountedMs } from "./first-token-stages.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { comparePaired, type PairedComparison } from "./paired-comparison.js";
+import { type RunOrder, runOrders } from "./run-order.js";
 import { type SampleSummary, summarize } from "./stats.js";
 import { buildUniquePrompt } from "./unique-prompts.js";
 
@@ -25,12 +27,18 @@ export interface TtfbOptions {
   signal?: AbortSignal;
   /** Rows to compare run by run (target name, reference name); pairs naming a missing row are left out. */
   comparisons?: ReadonlyArray<{ target: string; reference: string }>;
+  /** The rows' order within each run: shuffled anew (default) or as listed. */
+  order?: RunOrder;
+  /** Seeds the shuffles (default: random); recorded in the result's settings, so an order can be replayed. */
+  orderSeed?: number;
 }
 
 export interface TtfbRunRecord {
   target: string;
   promptTokens: number;
   run: number;
+  /** The row's place in its run's order (0: first). */
+  position: number;
   ok: boolean;
   error?: string;
   firstByteMs?: number | null;
@@ -82,6 +90,9 @@ export interface TtfbResult {
     maxTokens: number;
     warmupRuns: number;
     promptTokensMeasured: boolean;
+    /** The rows' order within each run, and the seed of its shuffles. */
+    order: RunOrder;
+    orderSeed: number;
   };
   rows: TtfbRow[];
   /** First token of each compared row over its reference's, run by run (same prompt length and run). */
@@ -157,7 +168,7 @@ async function measureOnce(
   maxTokens: number,
   timeoutMs: number,
   outer?: AbortSignal,
-): Promise<Omit<TtfbRunRecord, "target" | "promptTokens" | "run">> {
+): Promise<Omit<TtfbRunRecord, "target" | "promptTokens" | "run" | "position">> {
   const signal = outer
     ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)])
     : AbortSignal.timeout(timeoutMs);
@@ -228,11 +239,16 @@ export async function runTtfbBenchmark(
   const total = ready.length * options.promptTokens.length * (options.runs + warmupRuns);
   let done = 0;
   let salt = Math.floor(Math.random() * 1e6);
+  const order = options.order ?? "shuffled";
+  const orderSeed = options.orderSeed ?? Math.floor(Math.random() * 2 ** 32);
+  const nextOrder = runOrders(ready.length, order, orderSeed);
   let promptTokensMeasured = options.countTokens !== undefined;
   try {
     for (const promptTokens of options.promptTokens) {
       for (let run = -warmupRuns; run < options.runs; run++) {
-        for (const target of ready) {
+        const places = nextOrder();
+        for (const [position, index] of places.entries()) {
+          const target = ready[index]!;
           options.signal?.throwIfAborted();
           const prompt = await buildUniquePrompt(promptTokens, salt++, options.countTokens);
           promptTokensMeasured &&= prompt.measured;
@@ -243,7 +259,7 @@ export async function runTtfbBenchmark(
             timeoutMs,
             options.signal,
           );
-          if (run >= 0) records.push({ target: target.name, promptTokens, run, ...measured });
+          if (run >= 0) records.push({ target: target.name, promptTokens, run, position, ...measured });
           done++;
           options.onProgress?.({ done, total, label: `${target.name} · ${promptTokens} tokens` });
         }
@@ -290,6 +306,8 @@ export async function runTtfbBenchmark(
       maxTokens: options.maxTokens,
       warmupRuns,
       promptTokensMeasured,
+      order,
+      orderSeed,
     },
     rows,
     comparisons: compareFirstTokens(records, options.promptTokens, options.runs, options.comparisons ?? []),

@@ -67,7 +67,7 @@ export function ttfbComparisonsMarkdown(result: TtfbResult): string {
   const table = pairedComparisonMarkdown(result.comparisons ?? [], "ms");
   if (table === "") return "";
   return (
-    "Rows compared run by run (the same prompt length and run of the interleaved schedule): first token of " +
+    `Rows compared run by run (the same prompt length and run of the interleaved schedule, the rows ${result.settings.order === "shuffled" ? "in a new random order each run" : "in the listed order every run"}): first token of ` +
     "the row over its reference's; below 1× the row is faster.\n\n" +
     table
   );

@@ -63,7 +63,7 @@ export function createTesseraApp(options: TesseraServerOptions): {
 } {
   const timings =
     (options.firstTokenTimings ?? process.env.TESSERA_SERVE_TIMINGS === "1") ? new FirstTokenTimings() : null;
-  const backend = timings === null ? options.backend : timings.wrapBackend(options.backend);
+  const backend = options.backend;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const app = Fastify({
     logger: options.logger ?? false,
@@ -102,6 +102,7 @@ export function createTesseraApp(options: TesseraServerOptions): {
     servedModels,
     limits: { maxBodyBytes },
     headersOnStart: backend.capabilities.refusesUpFront === true,
+    timings,
   };
 
   // Only with a key: an async hook costs every request a promise and a hop before its route runs.
@@ -128,7 +129,6 @@ export function createTesseraApp(options: TesseraServerOptions): {
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
 
-  // Before any route, so its onRoute hook sees them all.
   timings?.install(app);
   app.get("/health", async () => ({
     status: "ok",

@@ -4,33 +4,55 @@
 // serve`), and then recorded only for requests that carry an `x-tessera-timing-id` header; the figures
 // are read back from GET /debug/first-token/<id> once the response has ended.
 //
-// Everything here hooks around the routes (Fastify hooks, a wrapper of the backend, the raw response's
-// write), so the routes and the streaming code need no change.
-import { AsyncLocalStorage } from "node:async_hooks";
-import type { ServerResponse } from "node:http";
-import type { FastifyInstance } from "fastify";
+// The marks cost the request they time next to nothing, or the benchmark would time its own probe: a
+// synchronous onRequest hook (an async one costs every request a promise and a hop), and serveCompletion
+// marks the backend call, its thunk and the first write itself. An earlier version found its marks through
+// AsyncLocalStorage and a Proxy of the backend: async context tracking then ran on every promise of the
+// request, and `tessera serve` answered its first token 4-5% later with the timings on than off
+// (`node benchmarks/serve-layers.mjs` has both rows).
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
   type ServedFirstTokenTimings,
   timingIdHeader,
 } from "../backends/openai/served-first-token-timings.js";
-import type { Backend } from "../core/backend.js";
 import type { ModelOutputThunk } from "../core/model-output-thunk.js";
 
 // Tests and older importers read the record type from here.
 export type { ServedFirstTokenTimings };
 
-interface RequestMarks {
-  id: string;
-  arrivedAt: number;
-  generateAt?: number;
-  firstWriteAt?: number;
-  thunk?: ModelOutputThunk<unknown>;
+/** One timed request's marks, set by serveCompletion as it gets there (performance.now() values). */
+export class FirstTokenMarks {
+  readonly id: string;
+  readonly arrivedAt: number;
+  generateAt: number | undefined;
+  firstWriteAt: number | undefined;
+  thunk: ModelOutputThunk<unknown> | undefined;
+
+  constructor(id: string, arrivedAt: number) {
+    this.id = id;
+    this.arrivedAt = arrivedAt;
+  }
+
+  /** Just before the backend is called (the first call counts). */
+  generating(): void {
+    this.generateAt ??= performance.now();
+  }
+
+  /** The generation whose stages this request reports. */
+  started(thunk: ModelOutputThunk<unknown>): void {
+    this.thunk ??= thunk;
+  }
+
+  /** Just before the first byte of the answer is written: its first event, or a whole JSON body. */
+  writing(): void {
+    this.firstWriteAt ??= performance.now();
+  }
 }
 
 /** Bounded: a benchmark reads each id right after its response; old ones are dropped first. */
 const keptResults = 1024;
 
-function stagesOf(marks: RequestMarks): ServedFirstTokenTimings | null {
+function stagesOf(marks: FirstTokenMarks): ServedFirstTokenTimings | null {
   const { generateAt, firstWriteAt, thunk } = marks;
   const timings = thunk?.generation.timings;
   const ttfbMs = thunk?.generation.ttfbMs;
@@ -61,88 +83,33 @@ function stagesOf(marks: RequestMarks): ServedFirstTokenTimings | null {
 }
 
 export class FirstTokenTimings {
-  readonly #storage = new AsyncLocalStorage<RequestMarks>();
+  readonly #marks = new WeakMap<FastifyRequest, FirstTokenMarks>();
   readonly #results = new Map<string, ServedFirstTokenTimings | null>();
 
-  /** The backend the routes should call: marks the call and keeps the thunk of a timed request. */
-  wrapBackend(backend: Backend): Backend {
-    const storage = this.#storage;
-    const mark = <T>(thunk: ModelOutputThunk<T>) => {
-      const marks = storage.getStore();
-      if (marks !== undefined && marks.thunk === undefined) marks.thunk = thunk as ModelOutputThunk<unknown>;
-    };
-    const begin = () => {
-      const marks = storage.getStore();
-      if (marks !== undefined) marks.generateAt ??= performance.now();
-    };
-    return new Proxy(backend, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target);
-        if (property === "generateFromContext") {
-          return async (...args: Parameters<Backend["generateFromContext"]>) => {
-            begin();
-            const result = await target.generateFromContext(...args);
-            mark(result.thunk);
-            return result;
-          };
-        }
-        if (property === "generateFromRaw") {
-          return async (...args: Parameters<Backend["generateFromRaw"]>) => {
-            begin();
-            const thunks = await target.generateFromRaw(...args);
-            if (thunks[0] !== undefined) mark(thunks[0]);
-            return thunks;
-          };
-        }
-        // Methods run on the backend itself, so its private fields stay reachable.
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+  /** The marks of a timed request (one that carries an id); undefined for any other. */
+  marksOf(request: FastifyRequest): FirstTokenMarks | undefined {
+    return this.#marks.get(request);
   }
 
-  /** Adds the hooks and GET /debug/first-token/:id; call before the routes are registered. */
+  /** Adds the hook and GET /debug/first-token/:id. */
   install(app: FastifyInstance): void {
-    const storage = this.#storage;
-    const marksOf = new WeakMap<object, RequestMarks>();
-    app.addHook("onRequest", async (request, reply) => {
+    app.addHook("onRequest", (request, reply, done) => {
       const id = request.headers[timingIdHeader];
-      if (typeof id !== "string" || id === "") return;
-      const marks: RequestMarks = { id, arrivedAt: performance.now() };
-      marksOf.set(request, marks);
-      const raw: ServerResponse = reply.raw;
-      const write = raw.write;
-      raw.write = function (this: ServerResponse, ...args: unknown[]) {
-        marks.firstWriteAt ??= performance.now();
-        raw.write = write;
-        return (write as (...rest: unknown[]) => boolean).apply(this, args);
-      } as typeof raw.write;
-      // A reply that is not streamed goes out in one end(body): its first byte is written there.
-      const end = raw.end;
-      raw.end = function (this: ServerResponse, ...args: unknown[]) {
-        if (args[0] !== undefined && typeof args[0] !== "function") marks.firstWriteAt ??= performance.now();
-        raw.end = end;
-        return (end as (...rest: unknown[]) => ServerResponse).apply(this, args);
-      } as typeof raw.end;
-      // 'finish' once the last byte is handed to the socket, 'close' if the client left first. Only a
-      // request that called the backend has a record to keep: any other request carrying the header (a
-      // GET of the record itself) must not overwrite the record of the completion that owns the id.
-      let kept = false;
-      const keep = () => {
-        if (!kept && marks.generateAt !== undefined) this.#keep(marks.id, stagesOf(marks));
-        kept = true;
-      };
-      raw.once("finish", keep);
-      raw.once("close", keep);
-    });
-    // Handlers run inside the request's store, so the backend wrapper finds its marks.
-    app.addHook("onRoute", (route) => {
-      const handler = route.handler;
-      route.handler = function (this: unknown, request, reply) {
-        const marks = marksOf.get(request);
-        return marks === undefined
-          ? handler.call(this as never, request, reply)
-          : storage.run(marks, () => handler.call(this as never, request, reply));
-      };
+      if (typeof id === "string" && id !== "") {
+        const marks = new FirstTokenMarks(id, performance.now());
+        this.#marks.set(request, marks);
+        // 'finish' once the last byte is handed to the socket, 'close' if the client left first. Only a
+        // request that called the backend has a record to keep: any other request carrying the header (a
+        // GET of the record itself) must not overwrite the record of the completion that owns the id.
+        let kept = false;
+        const keep = () => {
+          if (!kept && marks.generateAt !== undefined) this.#keep(marks.id, stagesOf(marks));
+          kept = true;
+        };
+        reply.raw.once("finish", keep);
+        reply.raw.once("close", keep);
+      }
+      done();
     });
     app.get<{ Params: { id: string } }>("/debug/first-token/:id", async (request, reply) => {
       const result = this.#results.get(request.params.id);

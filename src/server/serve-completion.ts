@@ -5,6 +5,7 @@ import type { StreamPart } from "../core/stream-part.js";
 import { buildCompletionUsage } from "../messages/openai/completion-usage.js";
 import { buildToolCalls } from "../messages/openai/tool-calls.js";
 import type { ConcurrencyLimiter } from "./concurrency-limiter.js";
+import type { FirstTokenMarks, FirstTokenTimings } from "./first-token-timings.js";
 import { type OpenAIErrorBody, type ServerLimits, toErrorResponse } from "./openai-error-response.js";
 import {
   choiceExtras,
@@ -58,6 +59,8 @@ export interface ServeDependencies {
    * started generation is an accepted one), rather than with the first output.
    */
   headersOnStart: boolean;
+  /** Where timed requests (`tessera bench ttfb`) record their first token's stages; null when off. */
+  timings: FirstTokenTimings | null;
 }
 
 /**
@@ -73,6 +76,7 @@ export async function serveCompletion(
 ): Promise<void> {
   const { limiter, metrics } = dependencies;
   const receivedAt = performance.now();
+  const marks = dependencies.timings?.marksOf(reply.request);
   const clientGone = new AbortController();
   let thunk: ModelOutputThunk<unknown> | null = null;
   const onClose = () => {
@@ -101,7 +105,9 @@ export async function serveCompletion(
         metrics.queueDepth.set(limiter.waiting);
       }
     }
+    marks?.generating();
     thunk = await plan.start(clientGone.signal);
+    marks?.started(thunk);
     // What the start does not need runs after it, while the prompt is decoded.
     metrics.activeGenerations.set(limiter.active);
     const identity: ResponseIdentity = {
@@ -114,11 +120,15 @@ export async function serveCompletion(
       return;
     }
     if (plan.stream) {
-      await streamAnswer(reply, plan, identity, thunk, receivedAt, metrics, dependencies.headersOnStart);
+      await streamAnswer(reply, plan, identity, thunk, receivedAt, metrics, dependencies.headersOnStart, marks);
     } else {
       await thunk.avalue();
       metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);
-      if (!clientGone.signal.aborted) await reply.code(200).send(plan.body(identity, thunk));
+      if (!clientGone.signal.aborted) {
+        const body = plan.body(identity, thunk);
+        marks?.writing();
+        await reply.code(200).send(body);
+      }
     }
     const usage = thunk.generation.usage;
     if (usage !== null) {
@@ -146,6 +156,7 @@ async function streamAnswer(
   receivedAt: number,
   metrics: ServerMetrics,
   headersOnStart: boolean,
+  marks: FirstTokenMarks | undefined,
 ): Promise<void> {
   // One part at a time: the iterator protocol keeps the pull bounded by the thunk's queue.
   const iterator = thunk.parts()[Symbol.asyncIterator]();
@@ -167,7 +178,7 @@ async function streamAnswer(
   // first output is then an error event, as a later one is.
   let part = headersOnStart ? null : await firstOutput();
   reply.hijack();
-  const writer = new SseWriter(reply.raw);
+  const writer = new SseWriter(reply.raw, marks === undefined ? undefined : () => marks.writing());
   writer.start(headersOnStart);
   let first = true;
   const aligner = new StepAligner();

@@ -7,9 +7,12 @@ import type { ServerResponse } from "node:http";
  */
 export class SseWriter {
   readonly #response: ServerResponse;
+  #beforeFirstWrite: (() => void) | undefined;
 
-  constructor(response: ServerResponse) {
+  /** `beforeFirstWrite` runs once, just before the first event is written (first-token timings). */
+  constructor(response: ServerResponse, beforeFirstWrite?: () => void) {
     this.#response = response;
+    this.#beforeFirstWrite = beforeFirstWrite;
   }
 
   get open(): boolean {
@@ -46,6 +49,10 @@ export class SseWriter {
 
   async #write(text: string): Promise<boolean> {
     if (!this.open) return false;
+    if (this.#beforeFirstWrite !== undefined) {
+      this.#beforeFirstWrite();
+      this.#beforeFirstWrite = undefined;
+    }
     if (this.#response.write(text)) return true;
     await new Promise<void>((resolve) => {
       const settle = () => {

@@ -48,8 +48,8 @@ describe("comparePaired", () => {
 describe("compareFirstTokens", () => {
   const record = (target: string, promptTokens: number, run: number, ms: number | null): TtfbRunRecord =>
     ms === null
-      ? { target, promptTokens, run, ok: false, error: "boom" }
-      : { target, promptTokens, run, ok: true, firstContentMs: ms };
+      ? { target, promptTokens, run, position: 0, ok: false, error: "boom" }
+      : { target, promptTokens, run, position: 0, ok: true, firstContentMs: ms };
 
   it("pairs the same length and run of two rows, leaving out failed runs", () => {
     const records = [

@@ -3,10 +3,11 @@
 
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { type FlashAttention, flashAttentionNote } from "../../bench/flash-attention-setting.js";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
+import type { RunOrder } from "../../bench/run-order.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
 import {
   ttfbChart,
@@ -45,6 +46,7 @@ interface TtfbFlags {
   maxTokens?: number;
   warmup?: number;
   rows?: string[];
+  order: RunOrder;
   remote?: string[];
   out: string;
   quick?: boolean;
@@ -110,6 +112,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
       ...(counter?.countTokens && { countTokens: (text: string) => counter.countTokens!(text) }),
       onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
       comparisons: ttfbComparisons(targets),
+      order: flags.order,
     });
   } finally {
     bar.stop();
@@ -186,6 +189,14 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
       integerArgument(0),
     )
     .option("--rows <list...>", `local rows to run: ${localRows.join(", ")} (default: all)`)
+    .addOption(
+      new Option(
+        "--order <order>",
+        "the rows' order within each run: shuffled anew each run, or fixed as listed (the result records the shuffles' seed)",
+      )
+        .choices(["shuffled", "fixed"])
+        .default("shuffled"),
+    )
     .option(
       "--remote <spec...>",
       'remote provider "<base URL>,<model>[,<API key variable>]"; also $TESSERA_BENCH_REMOTES',
