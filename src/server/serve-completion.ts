@@ -120,7 +120,16 @@ export async function serveCompletion(
       return;
     }
     if (plan.stream) {
-      await streamAnswer(reply, plan, identity, thunk, receivedAt, metrics, dependencies.headersOnStart, marks);
+      await streamAnswer(
+        reply,
+        plan,
+        identity,
+        thunk,
+        receivedAt,
+        metrics,
+        dependencies.headersOnStart,
+        marks,
+      );
     } else {
       await thunk.avalue();
       metrics.ttfb.observe({ route: plan.route }, (performance.now() - receivedAt) / 1000);

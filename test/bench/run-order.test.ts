@@ -32,7 +32,7 @@ describe("run orders", () => {
       const order = next();
       expect([...order].sort()).toEqual([0, 1, 2, 3]);
       expect(again()).toEqual(order);
-      order.forEach((row, place) => places[row]!.add(place));
+      for (const [place, row] of order.entries()) places[row]!.add(place);
       if (order.join() !== "0,1,2,3") differentFromListed++;
     }
     for (const seen of places) expect([...seen].sort()).toEqual([0, 1, 2, 3]);
@@ -68,7 +68,9 @@ describe("bench ttfb's schedule", () => {
       }
     }
     // Not the listed order every time: "b" does not always follow "a".
-    expect(new Set(result.runs.filter((record) => record.target === "a").map((r) => r.position)).size).toBe(4);
+    expect(new Set(result.runs.filter((record) => record.target === "a").map((r) => r.position)).size).toBe(
+      4,
+    );
   });
 
   it("keeps the listed order with order: fixed", async () => {
