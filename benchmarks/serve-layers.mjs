@@ -2,6 +2,8 @@
 // model, 1 thread, flash attention off, one slot each, take turns request by request (a new random order
 // each round, so each request arrives after other servers' work, as in `bench ttfb`):
 //   - tessera serve (Fastify, validation, slots and metrics, the backend, the thunk);
+//   - the same with first-token timings on and an x-tessera-timing-id on each request, as bench ttfb
+//     runs it: what the benchmark's own probe costs the row it times;
 //   - a minimal node:http server over the backend and the thunk (benchmarks/serve-layers/minimal-server.mjs);
 //   - the same over LlamaContext.generate (the native engine and its token stream only);
 //   - llama-server;
@@ -12,6 +14,7 @@
 // fetch call to the first text, streamed, 32 tokens per request; the first --skip rounds are not counted.
 // Run after `npm run build` and `npm run bench:peers`:
 //   node benchmarks/serve-layers.mjs [--model tiny] [--rounds 120] [--skip 10] [--max-tokens 32]
+import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveModel } from "../dist/gguf/default-model.js";
@@ -41,6 +44,7 @@ const minimalArgs = (mode) => (port) => [minimal, mode, String(port), modelPath]
 try {
   const started = [
     await servers.startTessera(modelPath, "1", "512"),
+    await servers.startTessera(modelPath, "1", "512", { timings: true }),
     await servers.start("minimal server, backend + thunk", process.execPath, minimalArgs("backend")),
     await servers.start("minimal server, LlamaContext", process.execPath, minimalArgs("context")),
     await servers.startLlamaServer(llamaServer, modelPath, "1", "512"),
@@ -63,6 +67,7 @@ try {
           promptNumbered(promptNumber),
           Number(values["max-tokens"]),
           extraBody(server.name),
+          server.name.includes("timings on") ? { "x-tessera-timing-id": randomUUID() } : {},
         );
         roundTimes.set(server.name, ms);
       } catch {

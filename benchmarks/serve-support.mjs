@@ -39,14 +39,18 @@ export class ServerSet {
     }
   }
 
-  /** Starts `command args(port)` and waits until GET /health answers; returns { name, base }. */
-  async start(name, command, args) {
+  /**
+   * Starts `command args(port)` and waits until GET /health answers; returns { name, base }. `env` adds
+   * variables to this process's environment for the server.
+   */
+  async start(name, command, args, env = {}) {
     const port = await freePort();
     const pending = ServerProcess.start({
       name,
       command,
       args: args(port),
       readyUrl: `http://127.0.0.1:${port}/health`,
+      env: { ...process.env, ...env },
       signal: this.#interrupted.signal,
     });
     this.#starting.add(pending);
@@ -62,14 +66,25 @@ export class ServerSet {
     return { name, base: `http://127.0.0.1:${port}` };
   }
 
-  /** `tessera serve` on one slot, flash attention off, served as "local". */
-  startTessera(modelPath, threads, contextSize) {
-    return this.start("tessera serve", process.execPath, (port) => [
-      resolve("dist/cli/main.js"),
-      "serve",
-      ...["--model", modelPath, "--port", String(port), "--threads", threads],
-      ...["--context-size", contextSize, "--parallel", "1", "--alias", "local", "--flash-attn", "off"],
-    ]);
+  /**
+   * `tessera serve` on one slot, flash attention off, served as "local". With `timings`, started as
+   * `bench ttfb` starts it (TESSERA_SERVE_TIMINGS=1) and named apart: its requests should then carry an
+   * x-tessera-timing-id, as bench ttfb's do, so the first-token probe's own cost is measured.
+   */
+  startTessera(modelPath, threads, contextSize, { timings = false } = {}) {
+    const name = timings ? "tessera serve, first-token timings on" : "tessera serve";
+    const env = timings ? { TESSERA_SERVE_TIMINGS: "1" } : {};
+    return this.start(
+      name,
+      process.execPath,
+      (port) => [
+        resolve("dist/cli/main.js"),
+        "serve",
+        ...["--model", modelPath, "--port", String(port), "--threads", threads],
+        ...["--context-size", contextSize, "--parallel", "1", "--alias", "local", "--flash-attn", "off"],
+      ],
+      env,
+    );
   }
 
   /** llama-server set up as startTessera; a failed start says which binary to check. */
@@ -109,14 +124,14 @@ export function promptNumbered(n) {
  * Milliseconds from the fetch call to the first streamed text of a greedy /v1/completions request; throws
  * naming the server when it answers an error or no text.
  */
-export async function firstTextMs(server, prompt, maxTokens, extraBody = {}) {
+export async function firstTextMs(server, prompt, maxTokens, extraBody = {}, extraHeaders = {}) {
   const startedAt = performance.now();
   let first = null;
   try {
     const response = await fetch(`${server.base}/v1/completions`, {
       signal: AbortSignal.timeout(30_000),
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...extraHeaders },
       body: JSON.stringify({
         model: "local",
         prompt,

@@ -22,6 +22,8 @@ describe("tessera bench ttfb --quick", () => {
       promptTokensMeasured: true,
       // tessera's CPU default, passed to every row (the peers' own default is "auto").
       flashAttention: "off",
+      // Rows take a new random order each run (src/bench/run-order.ts).
+      order: "shuffled",
     });
     const names = [...new Set(json.rows.map((row: { target: string }) => row.target))];
     expect(names).toEqual([
@@ -30,12 +32,13 @@ describe("tessera bench ttfb --quick", () => {
       "greedy runner (C++)",
       "tessera serve (HTTP)",
       "llama-server (HTTP)",
+      "HTTP floor (no model)",
       "tessera (in-process, 2nd turn)",
       "tessera serve (HTTP, 2nd turn)",
       "tessera serve (HTTP, 4 at once)",
       "llama-server (HTTP, 4 at once)",
     ]);
-    expect(json.rows).toHaveLength(18);
+    expect(json.rows).toHaveLength(20);
     for (const row of json.rows) {
       if (row.target.startsWith("llama-server (HTTP") && findPeerBinary("llama-server") === null) {
         expect(row.skipped).toMatch(/npm run bench:peers/);
@@ -91,7 +94,7 @@ describe("tessera bench ttfb --quick", () => {
       /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/,
     );
     const written = JSON.parse(readFileSync(join(out, "ttfb.json"), "utf8"));
-    expect(written.rows).toHaveLength(18);
+    expect(written.rows).toHaveLength(20);
     // Paired comparisons of the rows that ran side by side, each length on its own line.
     const pairs = written.comparisons.map(
       (comparison: { target: string; reference: string; promptTokens: number }) =>
