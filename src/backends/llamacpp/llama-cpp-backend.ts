@@ -24,13 +24,7 @@ import { type LoadedLlama, loadLlama, tokenText } from "./llama-cpp-loader.js";
 import { llamaCppModelOptionsSchema } from "./llama-cpp-model-options.js";
 import type { LlamaModel } from "./llama-model.js";
 import { startLlamaStreamRun } from "./llama-stream-run.js";
-import {
-  checkBoolean,
-  checkChoice,
-  checkInteger,
-  checkString,
-  rejectUnknownOptions,
-} from "./native-option-checks.js";
+import { checkChoice, checkInteger, checkString, rejectUnknownOptions } from "./native-option-checks.js";
 import { type PreparedRequest, prepareRequest } from "./request-preparation.js";
 import type { TokenStream } from "./token-stream.js";
 
@@ -63,13 +57,6 @@ export interface LlamaCppBackendOptions extends BaseBackendOptions {
   formatter?: ChatFormatter;
   /** Stream parts (about one per token) queued in a thunk ahead of its reader before decoding pauses; default 16. */
   queueCapacity?: number;
-  /**
-   * Prefill the head of a long prompt (1,024 characters or more) while the rest is tokenized, when the
-   * context has nothing else running; the generation then reuses the head's KV cells, so its
-   * `reusedPromptTokens` counts them. The same tokens are decoded either way. Default true; false
-   * tokenizes the whole prompt before any decoding (docs/native.md, "Prefill while tokenizing").
-   */
-  prefillWhileTokenizing?: boolean;
 }
 
 const optionNames: ReadonlySet<string> = new Set([
@@ -87,7 +74,6 @@ const optionNames: ReadonlySet<string> = new Set([
   "chatTemplateLimits",
   "formatter",
   "queueCapacity",
-  "prefillWhileTokenizing",
 ]);
 
 /**
@@ -113,9 +99,6 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const sequences =
       options.sequences === undefined ? 4 : checkInteger("sequences", options.sequences, 1, 256);
     if (options.queueCapacity !== undefined) checkInteger("queueCapacity", options.queueCapacity, 1, 1 << 16);
-    if (options.prefillWhileTokenizing !== undefined) {
-      checkBoolean("prefillWhileTokenizing", options.prefillWhileTokenizing);
-    }
     if (options.flashAttention !== undefined) {
       checkChoice("flashAttention", options.flashAttention, ["auto", "on", "off"]);
     }
@@ -203,7 +186,6 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
       history,
       toolSpans: [action, ...(context.actionsForAvailableTools() ?? [])],
       options,
-      headPrefill: this.#options.prefillWhileTokenizing !== false,
     });
     const [thunk] = this.#start(loaded, [prepared], options, requestStart);
     return { thunk: thunk!, context: context.add(action).add(thunk!) };
@@ -229,7 +211,6 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
           history: [],
           toolSpans: [action],
           options,
-          headPrefill: actions.length === 1 && this.#options.prefillWhileTokenizing !== false,
         }),
       );
     }

@@ -9,7 +9,6 @@ import type { ChatFormatter } from "../../formatting/chat-formatter.js";
 import { renderChatPrompt } from "./chat-prompt-builder.js";
 import type { ChatTemplateSandbox } from "./chat-template-sandbox.js";
 import { collectTools } from "./collect-tools.js";
-import { startHeadPrefill } from "./head-prefill.js";
 import { grammarForJsonSchema, jsonSchemaOfZod } from "./json-schema-grammar.js";
 import { type LoadedLlama, tokenizePrompt, tokenizeRawPrompt } from "./llama-cpp-loader.js";
 import { type LlamaCppModelOptions, toTokenOptions } from "./llama-cpp-model-options.js";
@@ -48,11 +47,6 @@ export interface PreparationInput<T> {
   /** Spans whose representations may carry tools. */
   readonly toolSpans: readonly Span[];
   readonly options: ResolvedGenerateOptions<T>;
-  /**
-   * Prefill the head of a long prompt while the rest is tokenized (head-prefill.ts): only for a request
-   * that starts alone, since a batch's later requests would find the context busy anyway.
-   */
-  readonly headPrefill?: boolean;
 }
 
 /**
@@ -127,53 +121,43 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
     limitOption: limit < sequenceSize ? "contextWindow" : "contextSize",
   } as const;
   refuseSurelyTooLong(loaded, prompt, limit, maxNewTokens, overflow);
-  const tokenize = raw
-    ? (text: string) => tokenizeRawPrompt(loaded.model, text)
-    : (text: string) => tokenizePrompt(loaded.model, text);
-  const head = input.headPrefill === true ? startHeadPrefill(loaded.context, prompt, tokenize) : null;
-  try {
-    const tokens = tokenize(prompt);
-    const tokenizeEndedAt = performance.now();
-    const tokenizeMs = tokenizeEndedAt - tokenizeStart;
-    if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
-      throw new ContextOverflowError(tokens.length, limit, maxNewTokens, overflow);
-    }
-    // A context window smaller than the context bounds the output too.
-    const bounded =
-      maxNewTokens === undefined && limit < sequenceSize
-        ? { ...modelOptions, maxNewTokens: limit - tokens.length }
-        : modelOptions;
-    // Validates every native option now, so no generation of a batch starts when one of them is bad; the
-    // result is what starts, so the request path checks them once. No signal: the thunk listens to the
-    // caller's signal (once) and cancels the run's stream. tokenLogprobs off: nothing after the stream run
-    // reads an event's own logprob (logits traces, server logprobs and token signals use the captures'
-    // log-sum-exp), and greedy decoding without captures then skips a pass over the vocabulary per token
-    // (docs/native.md).
-    const native = resolveGenerateOptions(
-      tokens,
-      { ...toTokenOptions(bounded, { grammar }), tokenLogprobs: false },
-      loaded.model.vocabSize,
-      sequenceSize,
-    );
-    return {
-      action: input.action,
-      prompt,
-      tokens,
-      tokenizeMs,
-      templateMs,
-      templateStartedAt: templateStart,
-      tokenizeEndedAt,
-      tools,
-      grammar,
-      modelOptions: bounded,
-      format,
-      native,
-    };
-  } catch (error) {
-    // Refused after the head started: nothing of this request may keep running when the refusal arrives.
-    await head?.stop();
-    throw error;
+  const tokens = raw ? tokenizeRawPrompt(loaded.model, prompt) : tokenizePrompt(loaded.model, prompt);
+  const tokenizeEndedAt = performance.now();
+  const tokenizeMs = tokenizeEndedAt - tokenizeStart;
+  if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
+    throw new ContextOverflowError(tokens.length, limit, maxNewTokens, overflow);
   }
+  // A context window smaller than the context bounds the output too.
+  const bounded =
+    maxNewTokens === undefined && limit < sequenceSize
+      ? { ...modelOptions, maxNewTokens: limit - tokens.length }
+      : modelOptions;
+  // Validates every native option now, so no generation of a batch starts when one of them is bad; the
+  // result is what starts, so the request path checks them once. No signal: the thunk listens to the
+  // caller's signal (once) and cancels the run's stream. tokenLogprobs off: nothing after the stream run
+  // reads an event's own logprob (logits traces, server logprobs and token signals use the captures'
+  // log-sum-exp), and greedy decoding without captures then skips a pass over the vocabulary per token
+  // (docs/native.md).
+  const native = resolveGenerateOptions(
+    tokens,
+    { ...toTokenOptions(bounded, { grammar }), tokenLogprobs: false },
+    loaded.model.vocabSize,
+    sequenceSize,
+  );
+  return {
+    action: input.action,
+    prompt,
+    tokens,
+    tokenizeMs,
+    templateMs,
+    templateStartedAt: templateStart,
+    tokenizeEndedAt,
+    tools,
+    grammar,
+    modelOptions: bounded,
+    format,
+    native,
+  };
 }
 
 /**
