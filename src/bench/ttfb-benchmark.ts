@@ -90,9 +90,9 @@ export interface TtfbResult {
     maxTokens: number;
     warmupRuns: number;
     promptTokensMeasured: boolean;
-    /** The rows' order within each run, and the seed of its shuffles. */
+    /** The rows' order within each run, and the seed of its shuffles (null for a fixed order). */
     order: RunOrder;
-    orderSeed: number;
+    orderSeed: number | null;
   };
   rows: TtfbRow[];
   /** First token of each compared row over its reference's, run by run (same prompt length and run). */
@@ -240,8 +240,9 @@ export async function runTtfbBenchmark(
   let done = 0;
   let salt = Math.floor(Math.random() * 1e6);
   const order = options.order ?? "shuffled";
-  const orderSeed = options.orderSeed ?? Math.floor(Math.random() * 2 ** 32);
-  const nextOrder = runOrders(ready.length, order, orderSeed);
+  // A fixed order has no seed to record.
+  const orderSeed = order === "fixed" ? null : (options.orderSeed ?? Math.floor(Math.random() * 2 ** 32));
+  const nextOrder = runOrders(ready.length, order, orderSeed ?? 0);
   let promptTokensMeasured = options.countTokens !== undefined;
   try {
     for (const promptTokens of options.promptTokens) {

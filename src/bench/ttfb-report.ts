@@ -57,7 +57,8 @@ export function ttfbMarkdown(result: TtfbResult): string {
   const { settings } = result;
   return (
     `Time to first byte / first token, ${settings.runs} runs per row after ${settings.warmupRuns} warm-up, ` +
-    `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}; ` +
+    `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
+    `${settings.order === "shuffled" ? `rows in a new random order each run (--order-seed ${settings.orderSeed})` : "rows in the listed order"}; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.\n\n${table}`
   );
 }

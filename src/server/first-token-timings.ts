@@ -51,6 +51,8 @@ export class FirstTokenMarks {
 
 /** Bounded: a benchmark reads each id right after its response; old ones are dropped first. */
 const keptResults = 1024;
+/** Fastify's limit on a path parameter (maxParamLength): a longer id could be recorded but never read. */
+const maxIdLength = 100;
 
 function stagesOf(marks: FirstTokenMarks): ServedFirstTokenTimings | null {
   const { generateAt, firstWriteAt, thunk } = marks;
@@ -95,10 +97,11 @@ export class FirstTokenTimings {
   install(app: FastifyInstance): void {
     app.addHook("onRequest", (request, reply, done) => {
       const id = request.headers[timingIdHeader];
-      if (typeof id === "string" && id !== "") {
+      if (typeof id === "string" && id !== "" && id.length <= maxIdLength) {
         const marks = new FirstTokenMarks(id, performance.now());
         this.#marks.set(request, marks);
-        // 'finish' once the last byte is handed to the socket, 'close' if the client left first. Only a
+        // 'finish' once the last byte is handed to the socket, 'close' if the client left first (then the
+        // record is kept empty, and GET answers 404, when the generation had no timings yet). Only a
         // request that called the backend has a record to keep: any other request carrying the header (a
         // GET of the record itself) must not overwrite the record of the completion that owns the id.
         let kept = false;

@@ -3,6 +3,8 @@
 // reads it as the serve rows are read. The server refuses a body that is not JSON, as a real one would,
 // and a port it cannot use with a usage line.
 import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -48,7 +50,7 @@ describe("the HTTP floor row", () => {
     }
   }, 60_000);
 
-  it("refuses a body that is not JSON, and answers only its routes", async () => {
+  it("refuses a body that is not JSON or too large, and answers only its routes", async () => {
     const port = await freePort();
     const server = await ServerProcess.start({
       name: httpFloorName,
@@ -57,6 +59,19 @@ describe("the HTTP floor row", () => {
       readyUrl: `http://127.0.0.1:${port}/health`,
     });
     try {
+      // Over tessera serve's 16 MiB: refused (or the connection cut) without holding it all.
+      const huge = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "x".repeat(17 * 1024 * 1024),
+      }).then(
+        (response) => response.status,
+        () => "reset",
+      );
+      expect([413, "reset"]).toContain(huge);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const otherPath = await fetch(`http://127.0.0.1:${port}/v1/embeddings`, { method: "POST", body: "{}" });
+      expect(otherPath.status).toBe(404);
       const bad = await fetch(`http://127.0.0.1:${port}/v1/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -71,13 +86,26 @@ describe("the HTTP floor row", () => {
     }
   }, 60_000);
 
-  it("says how to start it when the port is not one", async () => {
-    const run = promisify(execFile)(process.execPath, [entry, "eighty"]);
-    const failure = await run.then(
-      () => null,
-      (error: { code: number; stderr: string }) => error,
-    );
-    expect(failure?.code).toBe(2);
-    expect(failure?.stderr).toMatch(/usage: node http-floor-server\.js <port>.*"eighty"/);
+  it("says how to start it when the port is not one, and which port it could not take", async () => {
+    const run = (port: string) =>
+      promisify(execFile)(process.execPath, [entry, port]).then(
+        () => null,
+        (error: { code: number; stderr: string }) => error,
+      );
+    for (const port of ["eighty", " 80", "0x50", "1e3", "0", "65536"]) {
+      const failure = await run(port);
+      expect(failure?.code, port).toBe(2);
+      expect(failure?.stderr).toMatch(/usage: node http-floor-server\.js <port>/);
+    }
+    const taken = createServer();
+    taken.listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    try {
+      const failure = await run(String((taken.address() as AddressInfo).port));
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr).toMatch(/could not listen on 127\.0\.0\.1:\d+: EADDRINUSE; pick another port/);
+    } finally {
+      taken.close();
+    }
   });
 });

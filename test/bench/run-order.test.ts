@@ -84,5 +84,6 @@ describe("bench ttfb's schedule", () => {
     });
     expect(calls.join("")).toBe("abc".repeat(5));
     expect(result.settings.order).toBe("fixed");
+    expect(result.settings.orderSeed).toBeNull();
   });
 });

@@ -119,6 +119,55 @@ describe("tessera bench ttfb --quick", () => {
     expect(existsSync(join(out, "ttfb.json"))).toBe(false);
   });
 
+  it("sizes prompts with the model's tokenizer when only server rows run, and replays an order seed", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const result = await runCli(
+      [
+        ...["bench", "ttfb", "--rows", "tessera-serve,http-floor", "--prompt-tokens", "200"],
+        ...[
+          "--runs",
+          "2",
+          "--warmup",
+          "0",
+          "--max-tokens",
+          "4",
+          "--order-seed",
+          "4242",
+          "--json",
+          "--out",
+          out,
+        ],
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(withoutNotices(result.stderr)).toBe("");
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    // Counted, not estimated from characters (estimates ran ~45% long and overflowed the servers).
+    expect(json.settings).toMatchObject({ promptTokensMeasured: true, order: "shuffled", orderSeed: 4242 });
+    for (const row of json.rows) expect(row.errors, row.target).toBe(0);
+    expect(readFileSync(join(out, "ttfb.md"), "utf8")).toContain("--order-seed 4242");
+  });
+
+  it("refuses --order-seed with --order fixed in one line naming both", async () => {
+    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const result = await runCli([
+      "bench",
+      "ttfb",
+      "--quick",
+      "--out",
+      out,
+      "--order",
+      "fixed",
+      "--order-seed",
+      "3",
+    ]);
+    expect(result.code).toBe(1);
+    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+    expect(withoutNotices(result.stderr)).toMatch(/--order-seed seeds the shuffles of --order shuffled/);
+    expect(existsSync(join(out, "ttfb.json"))).toBe(false);
+  });
+
   it("rejects a bad remote spec in one line, before any work", async () => {
     const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
     const result = await runCli(["bench", "ttfb", "--quick", "--out", out, "--remote", "ftp://x,model"]);

@@ -2,10 +2,12 @@
 // its x-tessera-timing-id; any other request carrying the same header (a GET of the record itself, a
 // model list) leaves it as it is, and reading it twice gives the same answer. A reply that is not streamed
 // is recorded too: its first write is the first byte of its JSON body.
+
+import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
-import type { ServedFirstTokenTimings } from "../../src/server/first-token-timings.js";
+import { FirstTokenTimings, type ServedFirstTokenTimings } from "../../src/server/first-token-timings.js";
 import { startTesseraServer, type TesseraServer } from "../../src/server/index.js";
 
 let backend: LlamaCppBackend;
@@ -59,5 +61,22 @@ describe("serve's first-token records", () => {
     const timings = (await response.json()) as ServedFirstTokenTimings;
     expect(timings.firstWriteMs).toBeGreaterThanOrEqual(0);
     expect(timings.serverFirstTokenMs).toBeGreaterThan(timings.requestMs);
+  });
+
+  it("take ids of up to 100 characters, the most a path parameter can carry back", async () => {
+    const longest = "i".repeat(100);
+    await complete(longest, true);
+    expect((await record(longest)).status).toBe(200);
+    // One more character could never be read back (GET answers 414): such a request gets no marks.
+    const timings = new FirstTokenTimings();
+    const app = Fastify();
+    timings.install(app);
+    app.get("/marked", async (request) => ({ marked: timings.marksOf(request) !== undefined }));
+    const marked = async (id: string) =>
+      (await app.inject({ url: "/marked", headers: { "x-tessera-timing-id": id } })).json().marked;
+    expect(await marked("k".repeat(100))).toBe(true);
+    expect(await marked("k".repeat(101))).toBe(false);
+    expect(await marked("")).toBe(false);
+    await app.close();
   });
 });

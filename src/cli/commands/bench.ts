@@ -3,7 +3,8 @@
 
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { loadLlamaModel } from "../../backends/llamacpp/llama-model.js";
 import { type FlashAttention, flashAttentionNote } from "../../bench/flash-attention-setting.js";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
@@ -47,6 +48,7 @@ interface TtfbFlags {
   warmup?: number;
   rows?: string[];
   order: RunOrder;
+  orderSeed?: number;
   remote?: string[];
   out: string;
   quick?: boolean;
@@ -68,6 +70,9 @@ function parseRows(values: ReadonlyArray<string>): LocalRow[] {
 const defaultTtfbWarmupRuns = 20;
 
 async function ttfb(flags: TtfbFlags): Promise<void> {
+  if (flags.order === "fixed" && flags.orderSeed !== undefined) {
+    throw new InvalidArgumentError("--order-seed seeds the shuffles of --order shuffled; drop it with --order fixed");
+  }
   await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
   const promptTokens = flags.promptTokens ?? (quick ? [16, 64] : [16, 256, 1024]);
@@ -87,18 +92,29 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   // Room for the longest prompt, the answer and the chat template, in llama.cpp's 256-cell steps.
   const contextSize =
     flags.contextSize ?? Math.ceil((Math.max(...promptTokens) + maxTokens + 64) / 256) * 256;
+  const rows = flags.rows ? parseRows(flags.rows) : localRows;
   const targets = ttfbTargets({
     modelPath,
     modelId: flags.model ?? "tiny",
     threads: flags.threads,
     contextSize,
-    rows: flags.rows ? parseRows(flags.rows) : localRows,
+    rows,
     remotes,
     flashAttention: flags.flashAttn,
   });
   const counter =
     targets.find((target) => target.name.startsWith("node-llama-cpp")) ??
     targets.find((target) => target.countTokens);
+  // Server rows alone bring no tokenizer: the model's own, loaded here, sizes the prompts as the servers
+  // count them. Estimated from characters, a "1024-token" prompt came out ~1,480 tokens on the tiny model
+  // and overflowed every server's context.
+  const tokenizer =
+    counter === undefined && rows.some((row) => row !== "http-floor") ? await loadLlamaModel(modelPath) : null;
+  const countTokens = counter?.countTokens
+    ? (text: string) => counter.countTokens!(text)
+    : tokenizer !== null
+      ? async (text: string) => tokenizer.tokenize(text).length
+      : undefined;
   const bar = delayedProgressBar(" ttfb {bar} {value}/{total} runs | {label}", {
     enabled: flags.json !== true,
   });
@@ -109,13 +125,15 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
       runs,
       maxTokens,
       warmupRuns,
-      ...(counter?.countTokens && { countTokens: (text: string) => counter.countTokens!(text) }),
+      ...(countTokens !== undefined && { countTokens }),
       onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
       comparisons: ttfbComparisons(targets),
       order: flags.order,
+      ...(flags.orderSeed !== undefined && { orderSeed: flags.orderSeed }),
     });
   } finally {
     bar.stop();
+    await tokenizer?.dispose();
   }
   const withModel = {
     ...result,
@@ -196,6 +214,11 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
       )
         .choices(["shuffled", "fixed"])
         .default("shuffled"),
+    )
+    .option(
+      "--order-seed <n>",
+      "seed of the shuffles, to replay a run's orders (its settings.orderSeed; the same rows must run)",
+      integerArgument(0, 2 ** 32 - 1),
     )
     .option(
       "--remote <spec...>",
