@@ -71,7 +71,9 @@ const defaultTtfbWarmupRuns = 20;
 
 async function ttfb(flags: TtfbFlags): Promise<void> {
   if (flags.order === "fixed" && flags.orderSeed !== undefined) {
-    throw new InvalidArgumentError("--order-seed seeds the shuffles of --order shuffled; drop it with --order fixed");
+    throw new InvalidArgumentError(
+      "--order-seed seeds the shuffles of --order shuffled; drop it with --order fixed",
+    );
   }
   await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
@@ -109,7 +111,9 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   // count them. Estimated from characters, a "1024-token" prompt came out ~1,480 tokens on the tiny model
   // and overflowed every server's context.
   const tokenizer =
-    counter === undefined && rows.some((row) => row !== "http-floor") ? await loadLlamaModel(modelPath) : null;
+    counter === undefined && rows.some((row) => row !== "http-floor")
+      ? await loadLlamaModel(modelPath)
+      : null;
   const countTokens = counter?.countTokens
     ? (text: string) => counter.countTokens!(text)
     : tokenizer !== null
