@@ -5,7 +5,7 @@
 // ("Where the rest of the first token goes") uses these figures.
 //   node benchmarks/thread-handoff.mjs
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -13,18 +13,23 @@ if (process.platform !== "linux")
   throw new Error("thread-handoff pins threads with Linux calls: run it on Linux");
 if (availableParallelism() < 2)
   throw new Error("thread-handoff needs 2 CPUs: it wakes a thread on another one");
-const binary = join(mkdtempSync(join(tmpdir(), "thread-handoff-")), "thread-handoff");
+const folder = mkdtempSync(join(tmpdir(), "thread-handoff-"));
+const binary = join(folder, "thread-handoff");
 try {
-  execFileSync(
-    "g++",
-    ["-O2", "-pthread", join(import.meta.dirname, "thread-handoff", "thread-handoff.cpp"), "-o", binary],
-    {
-      stdio: ["ignore", "inherit", "inherit"],
-    },
-  );
-} catch (error) {
-  throw new Error(
-    `could not build thread-handoff.cpp with g++ (install g++, or build-essential): ${error.message}`,
-  );
+  try {
+    execFileSync(
+      "g++",
+      ["-O2", "-pthread", join(import.meta.dirname, "thread-handoff", "thread-handoff.cpp"), "-o", binary],
+      {
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
+  } catch (error) {
+    throw new Error(
+      `could not build thread-handoff.cpp with g++ (install g++, or build-essential): ${error.message}`,
+    );
+  }
+  process.stdout.write(execFileSync(binary, { encoding: "utf8" }));
+} finally {
+  rmSync(folder, { recursive: true, force: true });
 }
-process.stdout.write(execFileSync(binary, { encoding: "utf8" }));

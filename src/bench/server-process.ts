@@ -16,6 +16,24 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+/**
+ * Servers started and not yet exited. They are this process's children and would outlive it: when it
+ * exits first (an interrupt that reaches it alone, an uncaught error), the exit hook kills them. Only
+ * synchronous work runs in an exit hook, hence SIGKILL rather than a graceful stop.
+ */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const server of running) server.kill("SIGKILL");
+  });
+}
+
 export interface ServerProcessOptions {
   name: string;
   command: string;
@@ -56,6 +74,7 @@ export class ServerProcess {
       stdio: ["ignore", "pipe", "pipe"],
       env: options.env ?? process.env,
     });
+    track(child);
     const server = new ServerProcess(child, options.name);
     const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
     const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);

@@ -66,6 +66,24 @@ function parseRows(values: ReadonlyArray<string>): LocalRow[] {
     });
 }
 
+/**
+ * Runs `work` with SIGINT and SIGTERM ending the process (exit 130 or 143) instead of killing it, so its
+ * exit hooks run: the servers the rows started (ServerProcess) stop with it even when the signal reached
+ * this process alone (`kill <pid>`, a supervisor), not its whole process group as Ctrl-C does.
+ */
+async function exitOnInterrupt(work: () => Promise<void>): Promise<void> {
+  const handlers = (["SIGINT", "SIGTERM"] as const).map((signal) => {
+    const handler = () => process.exit(signal === "SIGINT" ? 130 : 143);
+    process.once(signal, handler);
+    return () => process.off(signal, handler);
+  });
+  try {
+    await work();
+  } finally {
+    for (const remove of handlers) remove();
+  }
+}
+
 /** Unmeasured runs per row and prompt length before `bench ttfb` measures. */
 const defaultTtfbWarmupRuns = 20;
 
@@ -245,7 +263,7 @@ Examples:
   $ tessera bench ttfb --model llama-3.2-1b:q4_0 --threads 2 --runs 5
   $ TESSERA_BENCH_REMOTES="http://127.0.0.1:11434/v1,llama3.2" tessera bench ttfb --rows tessera,node-llama-cpp`,
     )
-    .action((flags: TtfbFlags) => ttfb(flags));
+    .action((flags: TtfbFlags) => exitOnInterrupt(() => ttfb(flags)));
   registerThroughputBenchCommand(bench);
   registerStrategiesBenchCommand(bench);
 }
