@@ -29,9 +29,12 @@ function track(child: ChildProcess): void {
   child.once("exit", () => running.delete(child));
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const server of running) server.kill("SIGKILL");
-  });
+  process.on("exit", killServers);
+}
+
+/** Kills every server started here that has not exited (synchronous: safe in exit and signal handlers). */
+export function killServers(): void {
+  for (const server of running) server.kill("SIGKILL");
 }
 
 export interface ServerProcessOptions {

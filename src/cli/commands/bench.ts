@@ -9,6 +9,7 @@ import { type FlashAttention, flashAttentionNote } from "../../bench/flash-atten
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import type { RunOrder } from "../../bench/run-order.js";
+import { killServers } from "../../bench/server-process.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
 import {
   ttfbChart,
@@ -67,18 +68,23 @@ function parseRows(values: ReadonlyArray<string>): LocalRow[] {
 }
 
 /**
- * Runs `work` with SIGINT and SIGTERM ending the process (exit 130 or 143) instead of killing it, so its
- * exit hooks run: the servers the rows started (ServerProcess) stop with it even when the signal reached
- * this process alone (`kill <pid>`, a supervisor), not its whole process group as Ctrl-C does.
+ * Runs `work` (the part of a benchmark whose rows start servers) so that SIGINT or SIGTERM first kill
+ * those servers, then end this process by the same signal, as it would have without the handler (a shell
+ * loop stops on it). The servers are children: a signal sent to this process alone (`kill <pid>`, a
+ * supervisor; Ctrl-C signals the whole process group) used to leave them running under init.
  */
-async function exitOnInterrupt(work: () => Promise<void>): Promise<void> {
+async function killServersOnInterrupt<T>(work: () => Promise<T>): Promise<T> {
   const handlers = (["SIGINT", "SIGTERM"] as const).map((signal) => {
-    const handler = () => process.exit(signal === "SIGINT" ? 130 : 143);
+    const handler = () => {
+      killServers();
+      process.off(signal, handler);
+      process.kill(process.pid, signal);
+    };
     process.once(signal, handler);
     return () => process.off(signal, handler);
   });
   try {
-    await work();
+    return await work();
   } finally {
     for (const remove of handlers) remove();
   }
@@ -142,17 +148,19 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   });
   let result: Awaited<ReturnType<typeof runTtfbBenchmark>>;
   try {
-    result = await runTtfbBenchmark(targets, {
-      promptTokens,
-      runs,
-      maxTokens,
-      warmupRuns,
-      ...(countTokens !== undefined && { countTokens }),
-      onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
-      comparisons: ttfbComparisons(targets),
-      order: flags.order,
-      ...(flags.orderSeed !== undefined && { orderSeed: flags.orderSeed }),
-    });
+    result = await killServersOnInterrupt(() =>
+      runTtfbBenchmark(targets, {
+        promptTokens,
+        runs,
+        maxTokens,
+        warmupRuns,
+        ...(countTokens !== undefined && { countTokens }),
+        onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
+        comparisons: ttfbComparisons(targets),
+        order: flags.order,
+        ...(flags.orderSeed !== undefined && { orderSeed: flags.orderSeed }),
+      }),
+    );
   } finally {
     bar.stop();
     await tokenizer?.dispose();
@@ -263,7 +271,7 @@ Examples:
   $ tessera bench ttfb --model llama-3.2-1b:q4_0 --threads 2 --runs 5
   $ TESSERA_BENCH_REMOTES="http://127.0.0.1:11434/v1,llama3.2" tessera bench ttfb --rows tessera,node-llama-cpp`,
     )
-    .action((flags: TtfbFlags) => exitOnInterrupt(() => ttfb(flags)));
+    .action((flags: TtfbFlags) => ttfb(flags));
   registerThroughputBenchCommand(bench);
   registerStrategiesBenchCommand(bench);
 }
