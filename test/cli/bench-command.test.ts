@@ -1,15 +1,26 @@
 // `tessera bench … --quick` spawned as a user would run it: the JSON has every expected row and figure,
 // and the markdown and SVG files are written next to it.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { findPeerBinary } from "../../src/bench/peer-binaries.js";
 import { linesOf, runCli, withoutNotices } from "./support/run-cli.js";
 
+/** A fresh output folder, removed after the file's tests (each bench run writes a few files into it). */
+const outputs: string[] = [];
+function outputFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+  outputs.push(folder);
+  return folder;
+}
+afterAll(() => {
+  for (const folder of outputs) rmSync(folder, { recursive: true, force: true });
+});
+
 describe("tessera bench ttfb --quick", () => {
   it("measures every local row (or says why it is skipped) and writes JSON, markdown and SVG", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     const result = await runCli(["bench", "ttfb", "--quick", "--json", "--out", out], { timeoutMs: 180_000 });
     expect(withoutNotices(result.stderr)).toBe("");
     expect(result.code).toBe(0);
@@ -107,7 +118,7 @@ describe("tessera bench ttfb --quick", () => {
   });
 
   it("rejects a --flash-attn that is not auto, on or off in one line naming the flag", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     for (const command of ["ttfb", "throughput"]) {
       const result = await runCli(["bench", command, "--quick", "--out", out, "--flash-attn", "yes"]);
       expect(result.code, command).toBe(1);
@@ -120,7 +131,7 @@ describe("tessera bench ttfb --quick", () => {
   });
 
   it("sizes prompts with the model's tokenizer when only server rows run, and replays an order seed", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     const result = await runCli(
       [
         ...["bench", "ttfb", "--rows", "tessera-serve,http-floor", "--prompt-tokens", "200"],
@@ -150,7 +161,7 @@ describe("tessera bench ttfb --quick", () => {
   });
 
   it("refuses --order-seed with --order fixed in one line naming both", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     const result = await runCli([
       "bench",
       "ttfb",
@@ -169,7 +180,7 @@ describe("tessera bench ttfb --quick", () => {
   });
 
   it("rejects a bad remote spec in one line, before any work", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     const result = await runCli(["bench", "ttfb", "--quick", "--out", out, "--remote", "ftp://x,model"]);
     expect(result.code).toBe(1);
     expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
@@ -182,7 +193,7 @@ describe("tessera bench ttfb --quick", () => {
 
 describe("tessera bench throughput --quick", () => {
   it("has tessera at three logits modes, llama-bench (or its note), the greedy runner and node-llama-cpp", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     const result = await runCli(["bench", "throughput", "--quick", "--json", "--out", out], {
       timeoutMs: 180_000,
     });
@@ -233,7 +244,7 @@ describe("tessera bench throughput --quick", () => {
 
 describe("tessera bench strategies --quick", () => {
   it("reports every strategy and the batching comparison", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     const result = await runCli(["bench", "strategies", "--quick", "--json", "--out", out], {
       timeoutMs: 180_000,
     });
@@ -274,7 +285,7 @@ describe("tessera bench strategies --quick", () => {
   });
 
   it("refuses a task file without tasks, in one line", async () => {
-    const out = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const out = outputFolder();
     const taskFile = join(out, "tasks.mjs");
     writeFileSync(taskFile, "export const tasks = [{ prompt: 'x' }];\n");
     const result = await runCli(["bench", "strategies", "--quick", "--tasks", taskFile, "--out", out]);
