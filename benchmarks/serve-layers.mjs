@@ -1,4 +1,4 @@
-// Where `tessera serve`'s first token goes, layer by layer, against llama-server: four servers on the same
+// Where `tessera serve`'s first token goes, layer by layer, against llama-server: six servers on the same
 // model, 1 thread, flash attention off, one slot each, take turns request by request (a new random order
 // each round, so each request arrives after other servers' work, as in `bench ttfb`):
 //   - tessera serve (Fastify, validation, slots and metrics, the backend, the thunk);
