@@ -63,7 +63,7 @@ export function createTesseraApp(options: TesseraServerOptions): {
 } {
   const timings =
     (options.firstTokenTimings ?? process.env.TESSERA_SERVE_TIMINGS === "1") ? new FirstTokenTimings() : null;
-  const backend = options.backend;
+  const { backend } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const app = Fastify({
     logger: options.logger ?? false,

@@ -136,10 +136,14 @@ function optionResponse(error: TesseraError, answer: KindAnswer, grammarField: s
   const optionName = "optionName" in error && typeof error.optionName === "string" ? error.optionName : null;
   // No request has a grammar field: a refused grammar (too large, nested too deep) was made from a schema.
   if (optionName === "grammar" && grammarField !== null) {
-    // In the request's terms: what the schema made, and the limit it passed (from the refusal's own words).
+    // In the request's terms: what the schema made, and the limit it passed (the refusal carries both).
     const made = "received" in error && typeof error.received === "string" ? error.received : "a grammar";
-    const limit = /at most (\d+) (bytes|nested groups)/.exec(error.message);
-    const most = limit === null ? "" : `; constrained decoding takes at most ${limit[1]} ${limit[2]}`;
+    const limit =
+      "limit" in error ? (error.limit as { most?: unknown; unit?: unknown } | undefined) : undefined;
+    const most =
+      typeof limit?.most === "number" && typeof limit.unit === "string"
+        ? `; constrained decoding takes at most ${limit.most} ${limit.unit}`
+        : "";
     return response(
       answer.status,
       `The schema in ${grammarField} makes ${made}${most}. Simplify it: fewer properties, alternatives or nesting.`,

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { GrammarError } from "../../src/backends/llamacpp/errors/grammar-error.js";
 import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
 import { UnsupportedJsonSchemaError } from "../../src/backends/llamacpp/errors/unsupported-json-schema-error.js";
+import { checkGrammarLimits } from "../../src/backends/llamacpp/grammar-limits.js";
 import { OpenAIHttpError } from "../../src/backends/openai/errors/openai-http-error.js";
 import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import type { ErrorKind } from "../../src/core/errors/error-kind.js";
@@ -160,6 +161,7 @@ describe("a grammar the backend refuses", () => {
       "grammar",
       "a GBNF grammar of at most 262144 bytes (split it into fewer, shorter rules)",
       "a grammar of 271142 bytes",
+      { most: 262144, unit: "bytes" },
     );
     for (const field of ["response_format.json_schema.schema", "response_format", "tools"]) {
       const { body } = toErrorResponse(refused, {}, "messages", "max_tokens", field);
@@ -170,6 +172,25 @@ describe("a grammar the backend refuses", () => {
     }
     // Without a field to blame (a library caller's own grammar), the library's words stay.
     expect(toErrorResponse(refused).body.error.param).toBeNull();
+  });
+
+  it("states the limit the grammar passed from the refusal's own fields, for both limits", () => {
+    const refusalOf = (grammar: string) => {
+      try {
+        checkGrammarLimits(grammar);
+      } catch (error) {
+        return error;
+      }
+      throw new Error("the grammar was not refused");
+    };
+    const tooLarge = refusalOf(`root ::= "${"a".repeat(300 * 1024)}"`);
+    expect(toErrorResponse(tooLarge, {}, "messages", "max_tokens", "tools").body.error.message).toContain(
+      "; constrained decoding takes at most 262144 bytes.",
+    );
+    const tooDeep = refusalOf(`root ::= ${"(".repeat(1001)}"a"${")".repeat(1001)}`);
+    expect(toErrorResponse(tooDeep, {}, "messages", "max_tokens", "tools").body.error.message).toContain(
+      "; constrained decoding takes at most 1000 nested groups.",
+    );
   });
 
   it("blames the tools for a tool schema the grammar cannot enforce, not response_format", () => {

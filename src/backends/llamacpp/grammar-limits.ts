@@ -11,6 +11,7 @@ export function checkGrammarLimits(grammar: string): void {
       "grammar",
       `a GBNF grammar of at most ${maximumGrammarBytes} bytes (split it into fewer, shorter rules)`,
       `a grammar of ${bytes} bytes`,
+      { most: maximumGrammarBytes, unit: "bytes" },
     );
   }
   const nesting = groupNesting(grammar);
@@ -19,6 +20,7 @@ export function checkGrammarLimits(grammar: string): void {
       "grammar",
       `a GBNF grammar with at most ${maximumGrammarNesting} nested groups (move inner groups into rules of their own)`,
       `a grammar nesting ${nesting} groups deep`,
+      { most: maximumGrammarNesting, unit: "nested groups" },
     );
   }
 }

@@ -66,16 +66,16 @@ export interface ForkOptions extends GenerateTokensOptions {
 }
 
 /**
- * A llama.cpp context with its own decode thread. Every generation started on it is queued until a
- * sequence is free; all running generations decode together, one llama_batch per step.
- */
-/**
  * Starts options that resolveGenerateOptions already checked against this context's sizes, so a caller
  * that validated them before deciding to start (the backend's prepareRequest) does not check them twice
  * on the request path. Not exported from the package: the options must come from resolveGenerateOptions.
  */
 export let startResolved: (context: LlamaContext, resolved: ResolvedGenerateOptions) => TokenStream;
 
+/**
+ * A llama.cpp context with its own decode thread. Every generation started on it is queued until a
+ * sequence is free; all running generations decode together, one llama_batch per step.
+ */
 export class LlamaContext implements AsyncDisposable {
   readonly #native: NativeContext;
   readonly #vocabSize: number;

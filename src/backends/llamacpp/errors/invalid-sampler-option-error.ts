@@ -10,12 +10,23 @@ export class InvalidSamplerOptionError extends TesseraError {
 
   readonly optionName: string;
   readonly received: unknown;
+  /**
+   * The bound the value passed, when it is a size limit (a grammar's bytes or nesting), so a caller that
+   * speaks other terms (tessera serve naming the schema that made the grammar) can state it in its own.
+   */
+  readonly limit: { readonly most: number; readonly unit: string } | undefined;
 
-  constructor(optionName: string, expected: string, received: unknown) {
+  constructor(
+    optionName: string,
+    expected: string,
+    received: unknown,
+    limit?: { readonly most: number; readonly unit: string },
+  ) {
     super(`Expected ${expected} for ${optionName} but received ${describe(received)}. Nothing was started.`);
     this.name = "InvalidSamplerOptionError";
     this.optionName = optionName;
     this.received = received;
+    this.limit = limit;
   }
 
   static override isInstance(error: unknown): error is InvalidSamplerOptionError {
