@@ -1,8 +1,33 @@
-// What the telemetry failure tests share: a backend with its own hooks on the tiny model (closed after the
-// test's body), and OpenTelemetry's diagnostic logger collecting the errors it reports.
-import { DiagLogLevel, diag } from "@opentelemetry/api";
+// What the telemetry failure tests share: OpenTelemetry's globals set for a file's tests and cleared after,
+// a backend with its own hooks on the tiny model (closed after the test's body), and OpenTelemetry's
+// diagnostic logger collecting the errors it reports.
+import {
+  context,
+  DiagLogLevel,
+  diag,
+  type MeterProvider,
+  metrics,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import type { HookRegistry } from "../../src/core/index.js";
+
+/** Makes these providers OpenTelemetry's global ones, with async context, for a file's tests. */
+export function installGlobalTelemetry(tracerProvider: TracerProvider, meterProvider: MeterProvider): void {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(tracerProvider);
+  metrics.setGlobalMeterProvider(meterProvider);
+}
+
+/** Clears what installGlobalTelemetry and collectDiagErrors set, so the next file starts without them. */
+export function removeGlobalTelemetry(): void {
+  diag.disable();
+  metrics.disable();
+  trace.disable();
+  context.disable();
+}
 
 /** Runs `body` with a one-sequence tiny backend that emits to `hooks`, disposed afterwards whatever happens. */
 export async function withHookedBackend<T>(

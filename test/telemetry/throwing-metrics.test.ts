@@ -1,7 +1,6 @@
 // A metrics pipeline that throws (a user's broken exporter set-up) loses its own signal only: the span of the
 // call still ends, and the call's outcome is its own. Also an error whose name cannot be read.
-import { context, diag, type MeterProvider, metrics, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import type { MeterProvider } from "@opentelemetry/api";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -11,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock, HookRegistry } from "../../src/core/index.js";
 import { ChatContext, SimpleContext } from "../../src/stdlib/index.js";
-import { collectDiagErrors, withHookedBackend } from "./telemetry-fixtures.js";
+import {
+  collectDiagErrors,
+  installGlobalTelemetry,
+  removeGlobalTelemetry,
+  withHookedBackend,
+} from "./telemetry-fixtures.js";
 
 const spans = new InMemorySpanExporter();
 let reported: unknown[] = [];
@@ -28,21 +32,17 @@ const throwingMeters = {
 let backend: LlamaCppBackend;
 
 beforeAll(async () => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(
+  installGlobalTelemetry(
     new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }),
+    throwingMeters,
   );
-  metrics.setGlobalMeterProvider(throwingMeters);
   reported = collectDiagErrors();
   backend = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256 });
 });
 
 afterAll(async () => {
   await backend?.dispose();
-  diag.disable();
-  metrics.disable();
-  trace.disable();
-  context.disable();
+  removeGlobalTelemetry();
 });
 
 describe("a metrics pipeline that throws", () => {

@@ -1,8 +1,7 @@
 // Telemetry runs after the native generation has started (its bookkeeping then overlaps the prompt's
 // decoding). A span processor that throws (a user's broken exporter set-up) must then still leave nothing
 // running: the call fails as it did before, and the backend's only sequence is free for the next call.
-import { context, diag, metrics, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { diag } from "@opentelemetry/api";
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -14,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock, HookRegistry } from "../../src/core/index.js";
 import { ChatContext, SimpleContext } from "../../src/stdlib/index.js";
-import { collectDiagErrors, withHookedBackend } from "./telemetry-fixtures.js";
+import {
+  collectDiagErrors,
+  installGlobalTelemetry,
+  removeGlobalTelemetry,
+  withHookedBackend,
+} from "./telemetry-fixtures.js";
 
 let failing = false;
 /** Starts left to fail: the next this many onStart calls throw (after `failing`, which makes all fail). */
@@ -60,18 +64,27 @@ async function durationPoints(): Promise<number> {
 }
 
 beforeAll(async () => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [throwingProcessor] }));
-  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  installGlobalTelemetry(
+    new BasicTracerProvider({ spanProcessors: [throwingProcessor] }),
+    new MeterProvider({ readers: [reader] }),
+  );
   backend = await LlamaCppBackend.create({ threads: 1, sequences: 1, contextSize: 256 });
 });
 
 afterAll(async () => {
   await backend?.dispose();
-  metrics.disable();
-  trace.disable();
-  context.disable();
+  removeGlobalTelemetry();
 });
+
+/** A chat call that fails with `expected`, after which no generation of `target` is left running. */
+async function expectChatCallFails(target: LlamaCppBackend, expected: string): Promise<void> {
+  await expect(
+    target.generateFromContext(new CBlock("Count."), new ChatContext(), {
+      modelOptions: { maxNewTokens: 200 },
+    }),
+  ).rejects.toThrow(expected);
+  await expect.poll(() => target.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+}
 
 /** The next call's answer, or a timeout: a run left behind holds the only sequence. */
 async function nextCallAnswers(): Promise<string> {
@@ -99,13 +112,11 @@ describe("a span processor that throws", () => {
 
   it("fails a chat call and leaves no generation running", async () => {
     failing = true;
-    await expect(
-      backend.generateFromContext(new CBlock("Count."), new ChatContext(), {
-        modelOptions: { maxNewTokens: 200 },
-      }),
-    ).rejects.toThrow("the span processor broke");
-    failing = false;
-    await expect.poll(() => backend.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+    try {
+      await expectChatCallFails(backend, "the span processor broke");
+    } finally {
+      failing = false;
+    }
     expect(await nextCallAnswers()).toBe("answered");
   });
 });
@@ -140,14 +151,7 @@ describe("a generationPostCall hook that throws", () => {
     hooks.on("generationPostCall", () => {
       throw new Error("the hook broke");
     });
-    await withHookedBackend(hooks, async (hooked) => {
-      await expect(
-        hooked.generateFromContext(new CBlock("Count."), new ChatContext(), {
-          modelOptions: { maxNewTokens: 200 },
-        }),
-      ).rejects.toThrow("the hook broke");
-      await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
-    });
+    await withHookedBackend(hooks, (hooked) => expectChatCallFails(hooked, "the hook broke"));
   });
 });
 
@@ -167,12 +171,7 @@ describe("a generationPostCall hook and a generationError hook that both throw",
     process.on("unhandledRejection", onUnhandled);
     try {
       await withHookedBackend(hooks, async (hooked) => {
-        await expect(
-          hooked.generateFromContext(new CBlock("Count."), new ChatContext(), {
-            modelOptions: { maxNewTokens: 200 },
-          }),
-        ).rejects.toThrow("the error hook broke too");
-        await expect.poll(() => hooked.context.runningGenerations, { timeout: 2_000 }).toBe(0);
+        await expectChatCallFails(hooked, "the error hook broke too");
         // Checked before the backend is disposed: a rejection its disposal settled must not hide here.
         await new Promise((resolve) => setTimeout(resolve, 50));
         // The call's failure, once: not also the cancellation of a thunk the caller never received.
