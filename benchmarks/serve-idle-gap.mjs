@@ -40,7 +40,7 @@ if (Number(values.requests) <= Number(values.skip)) {
     `--requests (${values.requests}) must be more than --skip (${values.skip}): the first --skip requests of a block are not counted`,
   );
 }
-const llamaServer = requireLlamaServer();
+const llamaServer = requireLlamaServer("serve-idle-gap");
 const modelPath = await resolveModel(values.model);
 const threads = values.threads;
 const contextSize = "512";

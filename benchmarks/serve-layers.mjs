@@ -36,14 +36,7 @@ if (Number(values.rounds) <= Number(values.skip)) {
   throw new Error(`--rounds (${values.rounds}) must be more than --skip (${values.skip})`);
 }
 if (Number(values["max-tokens"]) < 1) throw new Error("--max-tokens must be at least 1");
-let llamaServer;
-try {
-  llamaServer = requireLlamaServer();
-} catch (error) {
-  // What to do, not a stack trace: a clean clone has no llama-server until `npm run bench:peers`.
-  console.error(`serve-layers: ${error.message}`);
-  process.exit(1);
-}
+const llamaServer = requireLlamaServer("serve-layers");
 const modelPath = await resolveModel(values.model);
 const servers = new ServerSet();
 const minimal = resolve(import.meta.dirname, "serve-layers", "minimal-server.mjs");

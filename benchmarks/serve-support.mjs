@@ -4,15 +4,21 @@ import { resolve } from "node:path";
 import { findPeerBinary } from "../dist/bench/peer-binaries.js";
 import { freePort, ServerProcess } from "../dist/bench/server-process.js";
 
-/** The llama-server built by `npm run bench:peers` (or TESSERA_LLAMA_SERVER); throws saying what to do. */
-export function requireLlamaServer() {
+/**
+ * The llama-server built by `npm run bench:peers` (or TESSERA_LLAMA_SERVER). Without one, `script` exits 1
+ * with one line saying what to do: a clean clone has none until the peers are built.
+ */
+export function requireLlamaServer(script) {
   const path = findPeerBinary("llama-server");
   if (path !== null) return path;
-  throw new Error(
-    process.env.TESSERA_LLAMA_SERVER
-      ? `no llama-server at TESSERA_LLAMA_SERVER=${process.env.TESSERA_LLAMA_SERVER}: point it at a built llama-server, or unset it and run npm run bench:peers`
-      : "no llama-server: run npm run bench:peers first, or set TESSERA_LLAMA_SERVER to one",
+  console.error(
+    `${script}: ${
+      process.env.TESSERA_LLAMA_SERVER
+        ? `no llama-server at TESSERA_LLAMA_SERVER=${process.env.TESSERA_LLAMA_SERVER}: point it at a built llama-server, or unset it and run npm run bench:peers`
+        : "no llama-server: run npm run bench:peers first, or set TESSERA_LLAMA_SERVER to one"
+    }`,
   );
+  process.exit(1);
 }
 
 /**

@@ -132,18 +132,46 @@ function answerOfKindOf(error: TesseraError): KindAnswer | null {
  * An option error in the request's terms (top_p, not topP) where the option comes from a request field.
  * Errors of kind "invalid-option" name the one option at fault in `optionName`, when there is one.
  */
+/**
+ * What a refused grammar was and the limit it passed, in the request's terms: both are read off the error
+ * (`received`, `limit`), and a field that cannot be read (a getter that throws, a value of the wrong shape)
+ * only leaves its part out, since this runs while answering another failure.
+ */
+function grammarRefusalTerms(error: TesseraError): { made: string; most: string } {
+  const read = (key: string): unknown => {
+    try {
+      return key in error ? (error as unknown as Record<string, unknown>)[key] : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const received = read("received");
+  const made = typeof received === "string" ? received : "a grammar";
+  let most = "";
+  try {
+    const limit = read("limit") as { most?: unknown; unit?: unknown } | undefined;
+    const bound = limit?.most;
+    const unit = limit?.unit;
+    if (
+      typeof bound === "number" &&
+      Number.isFinite(bound) &&
+      bound > 0 &&
+      typeof unit === "string" &&
+      unit !== ""
+    ) {
+      most = `; constrained decoding takes at most ${bound} ${unit}`;
+    }
+  } catch {
+    // A limit whose fields cannot be read is left out.
+  }
+  return { made, most };
+}
+
 function optionResponse(error: TesseraError, answer: KindAnswer, grammarField: string | null): ErrorResponse {
   const optionName = "optionName" in error && typeof error.optionName === "string" ? error.optionName : null;
   // No request has a grammar field: a refused grammar (too large, nested too deep) was made from a schema.
   if (optionName === "grammar" && grammarField !== null) {
-    // In the request's terms: what the schema made, and the limit it passed (the refusal carries both).
-    const made = "received" in error && typeof error.received === "string" ? error.received : "a grammar";
-    const limit =
-      "limit" in error ? (error.limit as { most?: unknown; unit?: unknown } | undefined) : undefined;
-    const most =
-      typeof limit?.most === "number" && typeof limit.unit === "string"
-        ? `; constrained decoding takes at most ${limit.most} ${limit.unit}`
-        : "";
+    const { made, most } = grammarRefusalTerms(error);
     return response(
       answer.status,
       `The schema in ${grammarField} makes ${made}${most}. Simplify it: fewer properties, alternatives or nesting.`,

@@ -193,6 +193,44 @@ describe("a grammar the backend refuses", () => {
     );
   });
 
+  it("leaves out a limit it cannot read or that is not one, and still answers 400 naming the field", () => {
+    const refusal = (limit: () => unknown) => {
+      const error = new InvalidSamplerOptionError("grammar", "a smaller grammar", "a grammar of 9 bytes");
+      Object.defineProperty(error, "limit", { get: limit });
+      return error;
+    };
+    const cases: Array<() => unknown> = [
+      () => {
+        throw new Error("the getter broke");
+      },
+      () => ({
+        get most() {
+          throw new Error("most broke");
+        },
+        unit: "bytes",
+      }),
+      () => ({ most: Number.NaN, unit: "bytes" }),
+      () => ({ most: -1, unit: "" }),
+      () => ({ most: "262144", unit: "bytes" }),
+    ];
+    for (const limit of cases) {
+      const { status, body } = toErrorResponse(
+        refusal(limit),
+        {},
+        "messages",
+        "max_tokens",
+        "response_format",
+      );
+      expect(status).toBe(400);
+      expect(body.error.param).toBe("response_format");
+      expect(body.error.message).toBe(
+        "The schema in response_format makes a grammar of 9 bytes. Simplify it: fewer properties, alternatives or nesting.",
+      );
+    }
+    // Only a refusal with a limit carries the field at all.
+    expect(Object.hasOwn(new InvalidSamplerOptionError("topK", "an integer", "x"), "limit")).toBe(false);
+  });
+
   it("blames the tools for a tool schema the grammar cannot enforce, not response_format", () => {
     const unsupported = new UnsupportedJsonSchemaError("#/properties/x", "not", "negation");
     expect(toErrorResponse(unsupported, {}, "messages", "max_tokens", "tools").body.error.param).toBe(

@@ -14,7 +14,7 @@ export class InvalidSamplerOptionError extends TesseraError {
    * The bound the value passed, when it is a size limit (a grammar's bytes or nesting), so a caller that
    * speaks other terms (tessera serve naming the schema that made the grammar) can state it in its own.
    */
-  readonly limit: { readonly most: number; readonly unit: string } | undefined;
+  declare readonly limit?: { readonly most: number; readonly unit: string };
 
   constructor(
     optionName: string,
@@ -26,7 +26,8 @@ export class InvalidSamplerOptionError extends TesseraError {
     this.name = "InvalidSamplerOptionError";
     this.optionName = optionName;
     this.received = received;
-    this.limit = limit;
+    // Only where there is one: every other option error stays as it was (no `limit: undefined` in logs).
+    if (limit !== undefined) this.limit = limit;
   }
 
   static override isInstance(error: unknown): error is InvalidSamplerOptionError {
