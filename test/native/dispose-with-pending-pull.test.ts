@@ -23,7 +23,10 @@ describe("context.dispose() while a step's notification is on its way", () => {
 
   it("settles the waiting pull, with the events decoded before", async () => {
     const context = await createRawContext(model);
-    hooks.set("afterStep", 150_000);
+    // Held a whole second: the dispose below must come while the thread waits. With 150 ms, a loaded
+    // machine (CI's two cores shared with another test run) let the wait end first, and the step's own
+    // notification settled the pull (one event, not done) before the dispose could.
+    hooks.set("afterStep", 1_000_000);
     const generation = context.generate({
       tokens: model.tokenize("Once upon a time", true, false),
       greedy: true,
@@ -36,7 +39,7 @@ describe("context.dispose() while a step's notification is on its way", () => {
     });
     const pull = generation.pull(4);
     // Wait (by the engine's own counter, not a fixed time: sanitizer builds are slow) until the first
-    // step decoded the prompt and sampled; the thread then waits 150 ms before its notifications.
+    // step decoded the prompt and sampled; the thread then waits 1 s before its notifications.
     const promptLength = model.tokenize("Once upon a time", true, false).length;
     for (let poll = 0; poll < 2000 && context.getCounters().promptTokensDecoded < promptLength; poll++) {
       await sleep(1);
