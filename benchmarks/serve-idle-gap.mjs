@@ -6,7 +6,7 @@
 // Each round sends --requests streamed requests to one server, then to the other (the order alternates
 // between rounds), with --gaps milliseconds of idle time before each request; the first --skip requests of
 // a block are not counted. A last row alternates the servers request by request, with no gap, as
-// `bench ttfb` does: each request then arrives after the other server's. Figures are the median first token (from the fetch call to the first text) per
+// `bench ttfb` does: each request then arrives after the other server's. Figures are the median first token (from the request to the first text) per
 // server and gap, and the median of the per-round ratios (tessera ÷ llama-server). Run after `npm run build`
 // and `npm run bench:peers`:
 //   node benchmarks/serve-idle-gap.mjs [--model tiny] [--gaps 0,3,10] [--rounds 6] [--requests 40] [--max-tokens 32]

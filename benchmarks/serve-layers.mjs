@@ -11,7 +11,7 @@
 //     event (dist/bench/http-floor-server.js, bench ttfb's "http-floor" row): what reaching a server and
 //     reading its first event back puts under every served first token.
 // The differences between neighbouring rows are the cost of each layer. First token is timed from the
-// fetch call to the first text, streamed, 32 tokens per request; the first --skip rounds are not counted.
+// request to the first text (bench ttfb's node:http client), streamed, 32 tokens per request; the first --skip rounds are not counted.
 // Run after `npm run build` and `npm run bench:peers`:
 //   node benchmarks/serve-layers.mjs [--model tiny] [--rounds 120] [--skip 10] [--max-tokens 32]
 import { randomUUID } from "node:crypto";

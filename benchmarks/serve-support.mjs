@@ -1,6 +1,7 @@
 // What benchmarks/serve-idle-gap.mjs and benchmarks/serve-layers.mjs share: servers started as children and
 // stopped on every way out (an interrupt included), the llama-server peer, and a streamed first-token timer.
 import { resolve } from "node:path";
+import { BenchHttpClient } from "../dist/bench/bench-http-client.js";
 import { findPeerBinary } from "../dist/bench/peer-binaries.js";
 import { freePort, ServerProcess } from "../dist/bench/server-process.js";
 
@@ -126,15 +127,19 @@ export function promptNumbered(n) {
   return `${Array.from({ length: 12 }, (_, j) => words[(n * 7 + j * 3) % words.length]).join(" ")} ${n}`;
 }
 
+/** bench ttfb's client for server rows (node:http on a keep-alive agent), shared by every server. */
+const client = new BenchHttpClient();
+
 /**
- * Milliseconds from the fetch call to the first streamed text of a greedy /v1/completions request; throws
+ * Milliseconds from the request to the first streamed text of a greedy /v1/completions request; throws
  * naming the server when it answers an error or no text.
  */
 export async function firstTextMs(server, prompt, maxTokens, extraBody = {}, extraHeaders = {}) {
   const startedAt = performance.now();
   let first = null;
   try {
-    const response = await fetch(`${server.base}/v1/completions`, {
+    const response = await client.request({
+      url: `${server.base}/v1/completions`,
       signal: AbortSignal.timeout(30_000),
       method: "POST",
       headers: { "content-type": "application/json", ...extraHeaders },
@@ -147,9 +152,10 @@ export async function firstTextMs(server, prompt, maxTokens, extraBody = {}, ext
         ...extraBody,
       }),
     });
-    if (!response.ok) throw new Error(`HTTP ${response.status} ${await response.text()}`);
+    if (response.statusCode !== 200)
+      throw new Error(`HTTP ${response.statusCode} ${await BenchHttpClient.text(response)}`);
     const decoder = new TextDecoder();
-    for await (const bytes of response.body) {
+    for await (const bytes of response) {
       if (first === null && /"text":"[^"]/.test(decoder.decode(bytes, { stream: true }))) {
         first = performance.now() - startedAt;
       }

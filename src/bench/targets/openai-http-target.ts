@@ -1,6 +1,7 @@
 // A row that streams from an OpenAI-compatible server (tessera serve, llama-server, vLLM, Ollama, a hosted
-// API) with fetch, so the first body byte and every SSE content delta are timed where they arrive, with
-// no client library in between. Anything off the protocol fails the run (BenchStreamError).
+// API) over node:http (BenchHttpClient, which says why not fetch), so the first body byte and every SSE
+// content delta are timed where they arrive, with no client library in between. Anything off the
+// protocol fails the run (BenchStreamError).
 
 import { randomUUID } from "node:crypto";
 import {
@@ -8,6 +9,7 @@ import {
   timingIdHeader,
 } from "../../backends/openai/served-first-token-timings.js";
 import { SseDecoder } from "../../backends/openai/sse-decoder.js";
+import { BenchHttpClient } from "../bench-http-client.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchStreamError } from "../errors/bench-stream-error.js";
 import { secondTurnMessage } from "./backend-target.js";
@@ -50,6 +52,7 @@ export class OpenAIHttpTarget implements BenchTarget {
   readonly transport = "http" as const;
   readonly name: string;
   readonly #options: OpenAIHttpTargetOptions;
+  readonly #client = new BenchHttpClient();
   #history: ChatMessage[] | undefined;
 
   constructor(options: OpenAIHttpTargetOptions) {
@@ -62,6 +65,7 @@ export class OpenAIHttpTarget implements BenchTarget {
   }
 
   async close(): Promise<void> {
+    this.#client.close();
     await this.#options.close?.();
   }
 
@@ -109,8 +113,9 @@ export class OpenAIHttpTarget implements BenchTarget {
     const timingId = this.#options.firstTokenTimings === true ? randomUUID() : null;
     // On the machine's clock, as the server's marks: the request's way to the server is a stage too.
     const sentEpochMs = performance.timeOrigin + performance.now();
-    const response = await fetch(url, {
+    const response = await this.#client.request({
       method: "POST",
+      url,
       headers: {
         "content-type": "application/json",
         accept: "text/event-stream",
@@ -120,16 +125,17 @@ export class OpenAIHttpTarget implements BenchTarget {
       body: JSON.stringify(body),
       signal: request.signal,
     });
-    if (!response.ok || response.body === null) {
-      const text = await response.text().catch(() => "");
-      throw new BenchStreamError(this.name, `HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      const text = await BenchHttpClient.text(response).catch(() => "");
+      throw new BenchStreamError(this.name, `HTTP ${status} from ${url}: ${text.slice(0, 200)}`);
     }
     const decoder = new SseDecoder();
     let received = "";
     let completionTokens: number | null = null;
     let sawDone = false;
     let firstContentAt: number | null = null;
-    for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const bytes of response as AsyncIterable<Buffer>) {
       observer.firstByte();
       const arrivedAt = performance.now();
       for (const event of decoder.push(bytes)) {
@@ -183,14 +189,11 @@ export class OpenAIHttpTarget implements BenchTarget {
     signal: AbortSignal,
   ): Promise<NonNullable<StreamOutcome["firstToken"]>> {
     const url = `${new URL(this.#options.baseUrl).origin}/debug/first-token/${id}`;
-    const response = await fetch(url, { signal });
-    if (!response.ok) {
-      throw new BenchStreamError(
-        this.name,
-        `HTTP ${response.status} from ${url}: ${(await response.text()).slice(0, 200)}`,
-      );
-    }
-    const served = (await response.json()) as ServedFirstTokenTimings;
+    const response = await this.#client.request({ method: "GET", url, signal });
+    const text = await BenchHttpClient.text(response);
+    if (response.statusCode !== 200)
+      throw new BenchStreamError(this.name, `HTTP ${response.statusCode} from ${url}: ${text.slice(0, 200)}`);
+    const served = JSON.parse(text) as ServedFirstTokenTimings;
     return {
       stages: {
         transit: served.arrivedEpochMs - sentEpochMs,

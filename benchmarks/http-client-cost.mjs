@@ -1,0 +1,95 @@
+// What the benchmark's HTTP client costs a served first token: the HTTP floor server (a node:http child
+// that loads no model and answers one event at once) read with Node's fetch and with node:http on a
+// keep-alive agent (BenchHttpClient, what bench ttfb's server rows use), taking turns, one request
+// every 5 ms. Prints the median, p10 and p90 of each, in ms, from the request to its first body bytes.
+// Needs `npm run build`.
+//   node benchmarks/http-client-cost.mjs [--rounds 400]
+import { spawn } from "node:child_process";
+import http from "node:http";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "400" } } });
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 10) {
+  console.error(`--rounds must be a whole number of at least 10; got ${values.rounds}`);
+  process.exit(2);
+}
+
+const port = await new Promise((resolve) => {
+  const probe = createServer().listen(0, "127.0.0.1", () => {
+    const { port } = probe.address();
+    probe.close(() => resolve(port));
+  });
+});
+const entry = join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js");
+const floor = spawn(process.execPath, [entry, String(port)], { stdio: ["ignore", "ignore", "inherit"] });
+const url = `http://127.0.0.1:${port}/v1/completions`;
+const body = JSON.stringify({
+  model: "local",
+  prompt: "hello world ".repeat(8),
+  max_tokens: 8,
+  stream: true,
+});
+const headers = { "content-type": "application/json", accept: "text/event-stream" };
+
+async function viaFetch() {
+  const started = performance.now();
+  const response = await fetch(url, { method: "POST", headers, body });
+  let first = null;
+  for await (const _ of response.body) first ??= performance.now();
+  return first - started;
+}
+const agent = new http.Agent({ keepAlive: true, timeout: 4000 });
+function viaNodeHttp() {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let first = null;
+    const request = http.request(
+      url,
+      { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } },
+      async (response) => {
+        for await (const _ of response) first ??= performance.now();
+        resolve(first - started);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+try {
+  for (let tries = 0; ; tries++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`);
+      break;
+    } catch (error) {
+      if (tries > 100) throw new Error(`the floor server did not start: ${error.message}`);
+      await sleep(50);
+    }
+  }
+  const times = { fetch: [], "node:http": [] };
+  const clients = { fetch: viaFetch, "node:http": viaNodeHttp };
+  for (let round = -20; round < rounds; round++) {
+    // Each round in the other order, so neither client always runs right after the other.
+    const order = round % 2 === 0 ? ["fetch", "node:http"] : ["node:http", "fetch"];
+    for (const name of order) {
+      const ms = await clients[name]();
+      if (round >= 0) times[name].push(ms);
+      await sleep(5);
+    }
+  }
+  const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+  console.log(`${rounds} rounds, ms from the request to its first body bytes`);
+  for (const [name, values] of Object.entries(times)) {
+    const sorted = values.sort((a, b) => a - b);
+    console.log(
+      `${name.padEnd(10)} median ${at(sorted, 0.5).toFixed(3)}  p10 ${at(sorted, 0.1).toFixed(3)}  p90 ${at(sorted, 0.9).toFixed(3)}`,
+    );
+  }
+} finally {
+  agent.destroy();
+  floor.kill();
+}

@@ -1,0 +1,132 @@
+// BenchHttpClient, the server rows' HTTP client, against real node:http servers on 127.0.0.1: a kept-alive
+// socket that the server closes under the next request is replaced once (the server never read that
+// request), while a reset on a new socket, or in the middle of a body, reaches the caller.
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { BenchHttpClient } from "../../src/bench/bench-http-client.js";
+
+async function listen(handler: (request: IncomingMessage, response: ServerResponse, socket: Socket) => void) {
+  const server = createServer((request, response) => handler(request, response, request.socket));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/completions` };
+}
+
+const post = (client: BenchHttpClient, url: string) =>
+  client
+    .request({ method: "POST", url, body: '{"prompt":"x"}', signal: AbortSignal.timeout(5000) })
+    .then(BenchHttpClient.text);
+
+describe("BenchHttpClient", () => {
+  it("keeps the connection alive between requests", async () => {
+    const sockets = new Set<Socket>();
+    const { server, url } = await listen((request, response, socket) => {
+      sockets.add(socket);
+      request.resume();
+      request.on("end", () => response.end("ok"));
+    });
+    const client = new BenchHttpClient();
+    try {
+      expect([await post(client, url), await post(client, url), await post(client, url)]).toEqual([
+        "ok",
+        "ok",
+        "ok",
+      ]);
+      expect(sockets.size).toBe(1);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it("sends a request again, once, when its kept-alive socket is closed under it", async () => {
+    // The server answers each connection's first request and resets the connection on its second
+    // without reading it: what a request written into a socket as the server closes it for idling meets.
+    const served = new Map<Socket, number>();
+    const { server, url } = await listen((request, response, socket) => {
+      const count = (served.get(socket) ?? 0) + 1;
+      served.set(socket, count);
+      if (count > 1) {
+        socket.resetAndDestroy();
+        return;
+      }
+      request.resume();
+      request.on("end", () => response.end(`answer ${served.size}`));
+    });
+    const client = new BenchHttpClient();
+    try {
+      expect(await post(client, url)).toBe("answer 1");
+      expect(await post(client, url)).toBe("answer 2");
+      expect(served.size).toBe(2);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it("does not send again when a new connection is reset", async () => {
+    const { server, url } = await listen((_request, _response, socket) => socket.resetAndDestroy());
+    let requests = 0;
+    server.on("request", () => requests++);
+    const client = new BenchHttpClient();
+    try {
+      await expect(post(client, url)).rejects.toThrow(/ECONNRESET|socket hang up/);
+      expect(requests).toBe(1);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it("does not send again when a connection is reset in the middle of a body", async () => {
+    let requests = 0;
+    const { server, url } = await listen((request, response, socket) => {
+      requests++;
+      request.resume();
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: part\n\n", () => setTimeout(() => socket.resetAndDestroy(), 20));
+    });
+    const client = new BenchHttpClient();
+    try {
+      const response = await client.request({
+        method: "POST",
+        url,
+        body: "{}",
+        signal: AbortSignal.timeout(5000),
+      });
+      const parts: string[] = [];
+      await expect(
+        (async () => {
+          for await (const chunk of response) parts.push(String(chunk));
+        })(),
+      ).rejects.toThrow(/aborted|ECONNRESET/);
+      expect(parts.join("")).toBe("data: part\n\n");
+      expect(requests).toBe(1);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it("stops a request when its signal aborts", async () => {
+    const { server, url } = await listen((request) => request.resume());
+    const client = new BenchHttpClient();
+    try {
+      const request = client.request({ method: "POST", url, body: "{}", signal: AbortSignal.timeout(100) });
+      await expect(request).rejects.toThrow(/aborted/i);
+    } finally {
+      client.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("names a URL that is not http or https", async () => {
+    const client = new BenchHttpClient();
+    await expect(
+      client.request({ method: "GET", url: "ftp://127.0.0.1/x", signal: AbortSignal.timeout(1000) }),
+    ).rejects.toThrow(/only http and https URLs.*ftp:/);
+  });
+});
