@@ -54,6 +54,7 @@ DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* co
       threads_(llama_n_threads(context)),
       notify_(std::move(notify)) {
   sequenceTokens_.resize(static_cast<size_t>(sequenceCount_));
+  sequenceUsedAt_.resize(static_cast<size_t>(sequenceCount_), 0);
   llama_set_abort_callback(context_, abortCallback, this);
   thread_ = std::thread([this] { run(); });
 }
@@ -189,24 +190,54 @@ void DecodeEngine::assignSequencesLocked() {
   while (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) {
     auto job = waiting_.front();
     waiting_.erase(waiting_.begin());
-    std::vector<bool> busy(static_cast<size_t>(sequenceCount_), false);
-    for (auto& other : active_) busy[static_cast<size_t>(other->sequence)] = true;
-    // Prefer the free sequence whose cached tokens share the longest prefix with this prompt.
-    int32_t best = -1;
-    size_t bestShared = 0;
-    for (int32_t sequence = 0; sequence < sequenceCount_; sequence++) {
-      if (busy[static_cast<size_t>(sequence)]) continue;
-      const size_t shared = commonPrefix(sequenceTokens_[static_cast<size_t>(sequence)], job->config.prompt);
-      if (best < 0 || shared > bestShared ||
-          (shared == bestShared && sequenceTokens_[static_cast<size_t>(sequence)].empty())) {
-        best = sequence;
-        bestShared = shared;
-      }
-    }
-    job->sequence = best;
+    job->sequence = chooseSequenceLocked(*job);
+    sequenceUsedAt_[static_cast<size_t>(job->sequence)] = ++sequenceUses_;
     active_.push_back(job);
     peakLive_ = std::max(peakLive_, static_cast<int32_t>(active_.size()));
   }
+}
+
+int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
+  std::vector<bool> busy(static_cast<size_t>(sequenceCount_), false);
+  for (auto& other : active_) busy[static_cast<size_t>(other->sequence)] = true;
+  const bool reuses = job.config.reusePrefix && !job.config.promptLogprobs;
+  // Taking a sequence drops its cells from the first token that differs. So a prompt takes a sequence
+  // whose cells it continues (a chat's next turn: all but the last few cached tokens shared); otherwise
+  // an empty one, which keeps every other sequence's history (startJob still copies a shared prefix of 8
+  // or more tokens from another sequence); then the one sharing the longest prefix of 8 or more; then
+  // the least recently used. Before, a fresh prompt sharing only BOS took a chat's sequence while
+  // another sat empty, and that chat's next turn prefilled its whole history again.
+  int32_t continued = -1;
+  size_t continuedShared = 0;
+  int32_t empty = -1;
+  int32_t longest = -1;
+  size_t longestShared = 0;
+  int32_t oldest = -1;
+  for (int32_t sequence = 0; sequence < sequenceCount_; sequence++) {
+    if (busy[static_cast<size_t>(sequence)]) continue;
+    const auto& cached = sequenceTokens_[static_cast<size_t>(sequence)];
+    if (cached.empty()) {
+      if (empty < 0) empty = sequence;
+      continue;
+    }
+    if (oldest < 0 || sequenceUsedAt_[static_cast<size_t>(sequence)] < sequenceUsedAt_[static_cast<size_t>(oldest)])
+      oldest = sequence;
+    if (!reuses) continue;
+    const size_t shared = commonPrefix(cached, job.config.prompt);
+    if (shared < minimumSharedPrefix) continue;
+    if (cached.size() - shared < minimumSharedPrefix && shared > continuedShared) {
+      continued = sequence;
+      continuedShared = shared;
+    }
+    if (shared > longestShared) {
+      longest = sequence;
+      longestShared = shared;
+    }
+  }
+  if (continued >= 0) return continued;
+  if (empty >= 0) return empty;
+  if (longest >= 0) return longest;
+  return oldest;
 }
 
 bool DecodeEngine::startJob(DecodeJob& job) {

@@ -71,6 +71,7 @@ class DecodeEngine {
   void run();
   bool hasWorkLocked();
   void assignSequencesLocked();
+  int32_t chooseSequenceLocked(const DecodeJob& job) const;
   bool startJob(DecodeJob& job);
   void finishLocked(const std::shared_ptr<DecodeJob>& job, FinishReason reason, const char* code,
                     const std::string& message, std::vector<std::shared_ptr<DecodeJob>>& toNotify);
@@ -124,6 +125,8 @@ class DecodeEngine {
   std::vector<std::shared_ptr<DecodeJob>> waiting_;   // [mutex] FIFO, no sequence yet
   std::vector<std::shared_ptr<DecodeJob>> active_;    // [mutex] holding a sequence
   std::vector<std::vector<llama_token>> sequenceTokens_;    // [mutex] what each sequence's KV cells hold
+  std::vector<uint64_t> sequenceUsedAt_;                    // [mutex] sequenceUses_ when each was last taken
+  uint64_t sequenceUses_ = 0;                               // [mutex]
   std::vector<std::shared_ptr<DecodeJob>> undelivered_;  // [mutex] notifications cut off by shutdown
   int32_t peakLive_ = 0;                                    // [mutex]
   uint64_t promptTokensDecoded_ = 0;                        // [mutex]

@@ -1,0 +1,76 @@
+// Which free sequence a generation takes decides which cached history survives it: a prompt takes the
+// sequence whose cells it continues, else an empty one, else the one sharing the longest prefix (8
+// tokens or more), else the least recently used. Before, a fresh prompt sharing only BOS with a chat
+// took that chat's sequence while another sat empty, and the chat's next turn prefilled it all again.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
+import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { loadTinyModel } from "./tiny-model.js";
+
+describe("choosing a sequence for a generation", () => {
+  let model: LlamaModel;
+  let context: LlamaContext;
+  const options = { temperature: 0, maxTokens: 4, ignoreEos: true } as const;
+  const chat = (text: string) => model.tokenize(text);
+  const turn = (first: Int32Array, more: string) =>
+    Int32Array.from([...first, ...model.tokenize(more, { addSpecial: false })]);
+  beforeAll(async () => {
+    model = await loadTinyModel();
+    context = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+  });
+  afterAll(() => model.dispose());
+
+  it("keeps a chat's cells when a fresh prompt arrives and another sequence is empty", async () => {
+    const history = chat("A long conversation about rivers, stones and gardens, told slowly and with care");
+    const first = await context.generate(history, options).collect();
+    // Shares only BOS with the chat: it must take the empty sequence.
+    const fresh = await context.generate(chat("Unrelated words"), options).collect();
+    expect(fresh.sequence).not.toBe(first.sequence);
+    const next = await context.generate(turn(history, " and then the rain came"), options).collect();
+    expect(next.sequence).toBe(first.sequence);
+    expect(next.reusedPromptTokens).toBe(history.length);
+  });
+
+  it("takes the least recently used sequence when none is empty, keeping the newer chat", async () => {
+    // Both sequences hold something now (the test above); a new chat, then another fresh prompt.
+    const newer = chat("Morning light on the window, a letter on the table, a bridge in the cloud");
+    const started = await context.generate(newer, options).collect();
+    const fresh = await context.generate(chat("Something else entirely"), options).collect();
+    expect(fresh.sequence).not.toBe(started.sequence);
+    const next = await context.generate(turn(newer, " and the forest beyond"), options).collect();
+    expect(next.sequence).toBe(started.sequence);
+    expect(next.reusedPromptTokens).toBe(newer.length);
+  });
+
+  it("copies a shared long prefix into an empty sequence instead of cutting another chat's cells", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      const system = "You are a careful assistant who answers briefly about rivers and stones. ";
+      const first = chat(`${system}Tell me about the river.`);
+      const a = await spare.generate(first, options).collect();
+      // Another conversation with the same long system prompt: it reuses the prefix by a copy and leaves
+      // the first chat whole.
+      const other = chat(`${system}What is a garden?`);
+      const b = await spare.generate(other, options).collect();
+      expect(b.sequence).not.toBe(a.sequence);
+      expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(8);
+      const next = await spare.generate(turn(first, " and the sea"), options).collect();
+      expect(next.sequence).toBe(a.sequence);
+      expect(next.reusedPromptTokens).toBe(first.length);
+    } finally {
+      spare.dispose();
+    }
+  });
+
+  it("gives the same text whichever sequence it takes", async () => {
+    const prompt = chat("The same words on any sequence");
+    const single = await model.createContext({ contextSize: 512, sequences: 1, threads: 1 });
+    try {
+      const alone = await single.generate(prompt, options).collect();
+      const here = await context.generate(prompt, options).collect();
+      expect(here.text).toBe(alone.text);
+    } finally {
+      single.dispose();
+    }
+  });
+});
