@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { prebuiltLibraryFolder } from "../backends/llamacpp/native-addon.js";
 import { packageRoot } from "../support/package-folders.js";
+import { trackBenchChild } from "./bench-children.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
 import type { FlashAttention } from "./flash-attention-setting.js";
 
@@ -124,6 +125,7 @@ export class GreedyRunnerProcess {
       );
     }
     const child = spawn(binary, greedyRunnerArgs(options, libraries), { stdio: ["pipe", "pipe", "pipe"] });
+    trackBenchChild(child);
     const runner = new GreedyRunnerProcess(child);
     const spawnError = new Promise<never>((_, reject) => child.once("error", reject));
     try {

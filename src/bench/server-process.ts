@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
+import { trackBenchChild } from "./bench-children.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
 
 /** A port that was free a moment ago on 127.0.0.1. */
@@ -14,27 +15,6 @@ export async function freePort(): Promise<number> {
   server.close();
   if (address === null || typeof address === "string") throw new Error("could not find a free port");
   return address.port;
-}
-
-/**
- * Servers started and not yet exited. They are this process's children and would outlive it: when it
- * exits first (an interrupt that reaches it alone, an uncaught error), the exit hook kills them. Only
- * synchronous work runs in an exit hook, hence SIGKILL rather than a graceful stop.
- */
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function track(child: ChildProcess): void {
-  running.add(child);
-  child.once("exit", () => running.delete(child));
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", killServers);
-}
-
-/** Kills every server started here that has not exited (synchronous: safe in exit and signal handlers). */
-export function killServers(): void {
-  for (const server of running) server.kill("SIGKILL");
 }
 
 export interface ServerProcessOptions {
@@ -77,7 +57,7 @@ export class ServerProcess {
       stdio: ["ignore", "pipe", "pipe"],
       env: options.env ?? process.env,
     });
-    track(child);
+    trackBenchChild(child);
     const server = new ServerProcess(child, options.name);
     const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
     const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);

@@ -12,6 +12,7 @@ import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js"
 import { CBlock } from "../core/cblock.js";
 import type { LogitsRequest } from "../core/model-options.js";
 import { SimpleContext } from "../stdlib/contexts/simple-context.js";
+import { trackBenchChild } from "./bench-children.js";
 import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-error.js";
 import {
   benchFlashAttentionDefault,
@@ -368,6 +369,7 @@ async function runLlamaBench(binary: string, options: ThroughputOptions): Promis
   const args = llamaBenchArgs(options);
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+    trackBenchChild(child);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {

@@ -1,11 +1,19 @@
-// `tessera bench ttfb` stopped by a signal that reaches its process alone (`kill <pid>`, a supervisor;
+// `tessera bench ttfb` and `throughput` stopped by a signal that reaches its process alone (`kill <pid>`, a supervisor;
 // Ctrl-C signals the whole process group instead): the servers its rows started are its children and used
 // to keep running under init. Now the command kills them and ends by the same signal (a shell loop stops
 // on it). A real run: the HTTP floor row's server is a real child process (Linux /proc tells its parent,
 // state and command line).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -30,16 +38,17 @@ function childrenOf(pid: number): number[] {
     .filter((candidate) => statOf(candidate)?.parent === pid);
 }
 
-/** The floor server among a process's children: not, say, the git process that writes a missing preset. */
-function floorServerOf(pid: number): number | undefined {
+/** The child whose command line holds `marker`: not, say, the git process that writes a missing preset. */
+function childRunning(pid: number, marker: string): number | undefined {
   return childrenOf(pid).find((child) => {
     try {
-      return readFileSync(`/proc/${child}/cmdline`, "utf8").includes("http-floor-server.js") && alive(child);
+      return readFileSync(`/proc/${child}/cmdline`, "utf8").includes(marker) && alive(child);
     } catch {
       return false;
     }
   });
 }
+const floorServerOf = (pid: number) => childRunning(pid, "http-floor-server.js");
 
 /** Running, sleeping or stopped: anything but gone or a zombie (killed, waiting to be reaped). */
 const alive = (pid: number) => {
@@ -78,4 +87,36 @@ describe.runIf(existsSync("/proc/self/stat"))("tessera bench ttfb stopped by a s
       }
     }, 40_000);
   }
+});
+
+describe.runIf(existsSync("/proc/self/stat"))("tessera bench throughput stopped by a signal", () => {
+  beforeAll(async () => {
+    await resolveModel("tiny");
+  }, 120_000);
+
+  it("takes its llama-bench child with it", async () => {
+    // A stand-in for llama-bench that outlives any run (only the process's lifetime is under test here):
+    // before, a SIGTERM to the bench left it running under init until it finished.
+    const folder = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+    const standIn = join(folder, "llama-bench");
+    writeFileSync(standIn, "#!/bin/sh\nexec sleep 120 # llama-bench stand-in\n");
+    chmodSync(standIn, 0o755);
+    const bench = spawn(
+      process.execPath,
+      ["dist/cli/main.js", "bench", "throughput", "--quick", "--threads", "1", "--out", join(folder, "out")],
+      { stdio: "ignore", env: { ...process.env, TESSERA_LLAMA_BENCH: standIn } },
+    );
+    try {
+      await expect.poll(() => childRunning(bench.pid!, "sleep"), { timeout: 60_000 }).toBeDefined();
+      const child = childRunning(bench.pid!, "sleep")!;
+      const exited = once(bench, "exit");
+      bench.kill("SIGTERM");
+      const [exitCode, exitSignal] = await exited;
+      expect({ exitCode, exitSignal }).toEqual({ exitCode: null, exitSignal: "SIGTERM" });
+      await expect.poll(() => alive(child), { timeout: 5_000 }).toBe(false);
+    } finally {
+      bench.kill("SIGKILL");
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

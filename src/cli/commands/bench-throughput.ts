@@ -1,6 +1,7 @@
 // `tessera bench throughput`: prompt and generation tokens/s of tessera (logits off / top-20 / full)
 // against node-llama-cpp and llama-bench on the same model and threads.
 import type { Command } from "commander";
+import { killBenchChildrenOnInterrupt } from "../../bench/bench-children.js";
 import type { FlashAttention } from "../../bench/flash-attention-setting.js";
 import { runThroughputBenchmark, type ThroughputLogits } from "../../bench/throughput-benchmark.js";
 import { throughputChart, throughputMarkdown } from "../../bench/throughput-report.js";
@@ -43,18 +44,21 @@ async function throughput(flags: ThroughputFlags): Promise<void> {
   });
   let result: Awaited<ReturnType<typeof runThroughputBenchmark>>;
   try {
-    result = await runThroughputBenchmark({
-      modelPath,
-      modelId: model,
-      threads: flags.threads,
-      promptTokens: flags.promptTokens ?? (quick ? 64 : 512),
-      generatedTokens: flags.generatedTokens ?? (quick ? 16 : 128),
-      repetitions,
-      logitsModes,
-      rows: ["tessera", "node-llama-cpp", "llama-bench", "greedy-runner"],
-      flashAttention: flags.flashAttn,
-      onProgress: ({ label }) => bar.update(Math.min(++step, steps), steps, { label }),
-    });
+    // llama-bench and the greedy runner are children: an interrupt kills them too.
+    result = await killBenchChildrenOnInterrupt(() =>
+      runThroughputBenchmark({
+        modelPath,
+        modelId: model,
+        threads: flags.threads,
+        promptTokens: flags.promptTokens ?? (quick ? 64 : 512),
+        generatedTokens: flags.generatedTokens ?? (quick ? 16 : 128),
+        repetitions,
+        logitsModes,
+        rows: ["tessera", "node-llama-cpp", "llama-bench", "greedy-runner"],
+        flashAttention: flags.flashAttn,
+        onProgress: ({ label }) => bar.update(Math.min(++step, steps), steps, { label }),
+      }),
+    );
   } finally {
     bar.stop();
   }

@@ -5,11 +5,11 @@ import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { loadLlamaModel } from "../../backends/llamacpp/llama-model.js";
+import { killBenchChildrenOnInterrupt } from "../../bench/bench-children.js";
 import { type FlashAttention, flashAttentionNote } from "../../bench/flash-attention-setting.js";
 import { describeMachine } from "../../bench/machine-info.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import type { RunOrder } from "../../bench/run-order.js";
-import { killServers } from "../../bench/server-process.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
 import {
   ttfbChart,
@@ -65,29 +65,6 @@ function parseRows(values: ReadonlyArray<string>): LocalRow[] {
       }
       return row as LocalRow;
     });
-}
-
-/**
- * Runs `work` (the part of a benchmark whose rows start servers) so that SIGINT or SIGTERM first kill
- * those servers, then end this process by the same signal, as it would have without the handler (a shell
- * loop stops on it). The servers are children: a signal sent to this process alone (`kill <pid>`, a
- * supervisor; Ctrl-C signals the whole process group) used to leave them running under init.
- */
-async function killServersOnInterrupt<T>(work: () => Promise<T>): Promise<T> {
-  const handlers = (["SIGINT", "SIGTERM"] as const).map((signal) => {
-    const handler = () => {
-      killServers();
-      process.off(signal, handler);
-      process.kill(process.pid, signal);
-    };
-    process.once(signal, handler);
-    return () => process.off(signal, handler);
-  });
-  try {
-    return await work();
-  } finally {
-    for (const remove of handlers) remove();
-  }
 }
 
 /** Unmeasured runs per row and prompt length before `bench ttfb` measures. */
@@ -148,7 +125,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   });
   let result: Awaited<ReturnType<typeof runTtfbBenchmark>>;
   try {
-    result = await killServersOnInterrupt(() =>
+    result = await killBenchChildrenOnInterrupt(() =>
       runTtfbBenchmark(targets, {
         promptTokens,
         runs,
