@@ -1,15 +1,15 @@
 // What the benchmark's HTTP client costs a served first token: the HTTP floor server (a node:http child
 // that loads no model and answers one event at once) read with Node's fetch and with node:http on a
-// keep-alive agent (BenchHttpClient, what bench ttfb's server rows use), taking turns, one request
+// keep-alive agent (BenchHttpClient itself, what bench ttfb's server rows use), taking turns, one request
 // every 5 ms. Prints the median, p10 and p90 of each, in ms, from the request to its first body bytes.
 // Needs `npm run build`.
 //   node benchmarks/http-client-cost.mjs [--rounds 400]
 import { spawn } from "node:child_process";
-import http from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { BenchHttpClient } from "../dist/bench/bench-http-client.js";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "400" } } });
 const rounds = Number(values.rounds);
@@ -42,22 +42,19 @@ async function viaFetch() {
   for await (const _ of response.body) first ??= performance.now();
   return first - started;
 }
-const agent = new http.Agent({ keepAlive: true, timeout: 4000 });
-function viaNodeHttp() {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let first = null;
-    const request = http.request(
-      url,
-      { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } },
-      async (response) => {
-        for await (const _ of response) first ??= performance.now();
-        resolve(first - started);
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
+const client = new BenchHttpClient();
+async function viaBenchClient() {
+  const started = performance.now();
+  const response = await client.request({
+    method: "POST",
+    url,
+    headers,
+    body,
+    signal: AbortSignal.timeout(10_000),
   });
+  let first = null;
+  for await (const _ of response) first ??= performance.now();
+  return first - started;
 }
 
 try {
@@ -70,11 +67,11 @@ try {
       await sleep(50);
     }
   }
-  const times = { fetch: [], "node:http": [] };
-  const clients = { fetch: viaFetch, "node:http": viaNodeHttp };
+  const times = { fetch: [], BenchHttpClient: [] };
+  const clients = { fetch: viaFetch, BenchHttpClient: viaBenchClient };
   for (let round = -20; round < rounds; round++) {
     // Each round in the other order, so neither client always runs right after the other.
-    const order = round % 2 === 0 ? ["fetch", "node:http"] : ["node:http", "fetch"];
+    const order = round % 2 === 0 ? ["fetch", "BenchHttpClient"] : ["BenchHttpClient", "fetch"];
     for (const name of order) {
       const ms = await clients[name]();
       if (round >= 0) times[name].push(ms);
@@ -86,10 +83,10 @@ try {
   for (const [name, values] of Object.entries(times)) {
     const sorted = values.sort((a, b) => a - b);
     console.log(
-      `${name.padEnd(10)} median ${at(sorted, 0.5).toFixed(3)}  p10 ${at(sorted, 0.1).toFixed(3)}  p90 ${at(sorted, 0.9).toFixed(3)}`,
+      `${name.padEnd(16)} median ${at(sorted, 0.5).toFixed(3)}  p10 ${at(sorted, 0.1).toFixed(3)}  p90 ${at(sorted, 0.9).toFixed(3)}`,
     );
   }
 } finally {
-  agent.destroy();
+  client.close();
   floor.kill();
 }

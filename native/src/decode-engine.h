@@ -22,8 +22,10 @@ class DecodeEngine {
  public:
   using Notify = std::function<void(const std::shared_ptr<DecodeJob>&)>;
 
-  // prefillChunkSize 0 = the batch size (one chunk may fill the whole batch).
-  DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify, int32_t prefillChunkSize = 0);
+  // prefillChunkSize 0 = the batch size (one chunk may fill the whole batch). unifiedCache: the context's
+  // sequences share one KV stream (kv_unified), where copying cells between them is cheap.
+  DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify, int32_t prefillChunkSize = 0,
+               bool unifiedCache = false);
   ~DecodeEngine();
 
   void submit(const std::shared_ptr<DecodeJob>& job);
@@ -117,6 +119,7 @@ class DecodeEngine {
   // [decode thread] the 32-entry block maxima of the row being sampled (summarizeRow), for topKDense.
   std::vector<float> rowBlockMaxima_;
   int32_t threads_;
+  bool unifiedCache_;
   Notify notify_;
 
   std::condition_variable wake_;

@@ -1,6 +1,7 @@
-// BenchHttpClient, the server rows' HTTP client, against real node:http servers on 127.0.0.1: a kept-alive
-// socket that the server closes under the next request is replaced once (the server never read that
-// request), while a reset on a new socket, or in the middle of a body, reaches the caller.
+// BenchHttpClient, the server rows' HTTP client, against real node:http servers on 127.0.0.1: connections
+// are kept alive between requests; a failed request is never sent again (the server may have acted on it)
+// and its error names the request and whether a kept-alive connection was under it; an error body is read
+// only as far as a message needs.
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -41,11 +42,12 @@ describe("BenchHttpClient", () => {
     }
   });
 
-  it("sends a request again, once, when its kept-alive socket is closed under it", async () => {
-    // The server answers each connection's first request and resets the connection on its second
-    // without reading it: what a request written into a socket as the server closes it for idling meets.
+  it("fails a request whose kept-alive connection is reset, saying so, and does not send it again", async () => {
+    // The server answers each connection's first request and resets the connection on its second.
     const served = new Map<Socket, number>();
+    let requests = 0;
     const { server, url } = await listen((request, response, socket) => {
+      requests++;
       const count = (served.get(socket) ?? 0) + 1;
       served.set(socket, count);
       if (count > 1) {
@@ -53,15 +55,52 @@ describe("BenchHttpClient", () => {
         return;
       }
       request.resume();
-      request.on("end", () => response.end(`answer ${served.size}`));
+      request.on("end", () => response.end("answer"));
     });
     const client = new BenchHttpClient();
     try {
-      expect(await post(client, url)).toBe("answer 1");
-      expect(await post(client, url)).toBe("answer 2");
+      expect(await post(client, url)).toBe("answer");
+      await expect(post(client, url)).rejects.toThrow(
+        /^POST http:\/\/127\.0\.0\.1:\d+\/v1\/completions failed on a kept-alive connection, which the server may have closed as it was reused: ECONNRESET$/,
+      );
+      expect(requests).toBe(2);
+      // The next request gets a new connection.
+      expect(await post(client, url)).toBe("answer");
       expect(served.size).toBe(2);
     } finally {
       client.close();
+      server.close();
+    }
+  });
+
+  it("reads at most 64 KiB of a body for its text", async () => {
+    let written = 0;
+    const { server, url } = await listen((request, response) => {
+      request.resume();
+      response.writeHead(500);
+      // 64 MiB offered in 1 MiB pieces; the client must stop long before.
+      const piece = Buffer.alloc(1024 * 1024, "x");
+      const more = () => {
+        while (written < 64 * 1024 * 1024) {
+          written += piece.length;
+          if (!response.write(piece)) {
+            response.once("drain", more);
+            return;
+          }
+        }
+        response.end();
+      };
+      more();
+    });
+    const client = new BenchHttpClient();
+    try {
+      const response = await client.request({ method: "GET", url, signal: AbortSignal.timeout(5000) });
+      const text = await BenchHttpClient.text(response);
+      expect(text.length).toBe(64 * 1024);
+      expect(written).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      client.close();
+      server.closeAllConnections();
       server.close();
     }
   });
@@ -72,7 +111,7 @@ describe("BenchHttpClient", () => {
     server.on("request", () => requests++);
     const client = new BenchHttpClient();
     try {
-      await expect(post(client, url)).rejects.toThrow(/ECONNRESET|socket hang up/);
+      await expect(post(client, url)).rejects.toThrow(/^POST http:\S+ failed: (ECONNRESET|socket hang up)$/);
       expect(requests).toBe(1);
     } finally {
       client.close();

@@ -99,7 +99,7 @@ describe.runIf(existsSync("/proc/self/stat"))("tessera bench throughput stopped 
     // before, a SIGTERM to the bench left it running under init until it finished.
     const folder = mkdtempSync(join(tmpdir(), "tessera-bench-"));
     const standIn = join(folder, "llama-bench");
-    writeFileSync(standIn, "#!/bin/sh\nexec sleep 120 # llama-bench stand-in\n");
+    writeFileSync(standIn, "#!/bin/sh\nexec sleep 913\n");
     chmodSync(standIn, 0o755);
     const bench = spawn(
       process.execPath,
@@ -116,6 +116,15 @@ describe.runIf(existsSync("/proc/self/stat"))("tessera bench throughput stopped 
       await expect.poll(() => alive(child), { timeout: 5_000 }).toBe(false);
     } finally {
       bench.kill("SIGKILL");
+      // Without the fix the stand-in outlives the bench: do not leave it behind a failed assertion.
+      for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+        try {
+          if (readFileSync(`/proc/${pid}/cmdline`, "utf8") === "sleep\u0000913\u0000")
+            process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // gone already
+        }
+      }
       rmSync(folder, { recursive: true, force: true });
     }
   }, 90_000);

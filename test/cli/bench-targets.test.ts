@@ -90,13 +90,23 @@ describe("server processes", () => {
 
 describe("the HTTP target against a misbehaving server", () => {
   async function serve(
-    body: (request: import("node:http").IncomingMessage) => { status: number; text: string },
+    body: (request: import("node:http").IncomingMessage) => {
+      status: number;
+      text: string;
+      headers?: Record<string, string>;
+      /** Write the text, then reset the connection instead of ending the body. */
+      lose?: boolean;
+    },
   ) {
     const server = createServer((request, response) => {
       request.resume();
       request.on("end", () => {
-        const { status, text } = body(request);
-        response.writeHead(status, { "content-type": "text/event-stream" });
+        const { status, text, headers, lose } = body(request);
+        response.writeHead(status, { "content-type": "text/event-stream", ...headers });
+        if (lose === true) {
+          response.write(text, () => setTimeout(() => request.socket.resetAndDestroy(), 20));
+          return;
+        }
         response.end(text);
       });
     });
@@ -108,7 +118,9 @@ describe("the HTTP target against a misbehaving server", () => {
     const pieces: string[] = [];
     return { pieces, firstByte() {}, content: (text: string) => pieces.push(text) };
   };
-  const cases: Array<[string, { status: number; text: string }, RegExp]> = [
+  const cases: Array<
+    [string, { status: number; text: string; headers?: Record<string, string>; lose?: boolean }, RegExp]
+  > = [
     ["an HTTP error", { status: 429, text: '{"error":{"message":"slow down"}}' }, /HTTP 429 .*slow down/],
     [
       "an error event after a 200",
@@ -117,6 +129,16 @@ describe("the HTTP target against a misbehaving server", () => {
         text: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: {"error":{"message":"overloaded"}}\n\n',
       },
       /error event: overloaded/,
+    ],
+    [
+      "a redirect, naming where it points",
+      { status: 307, text: "", headers: { location: "https://elsewhere.example/v1/chat/completions" } },
+      /HTTP 307 from \S+ \(Location: https:\/\/elsewhere\.example\/v1\/chat\/completions\)/,
+    ],
+    [
+      "a connection lost mid-stream",
+      { status: 200, text: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\n', lose: true },
+      /the connection to \S+ was lost mid-stream \((ECONNRESET|aborted)\)\. The server may have crashed/,
     ],
     [
       "no [DONE]",

@@ -1,7 +1,9 @@
 // Which free sequence a generation takes decides which cached history survives it: a prompt takes the
-// sequence whose cells it continues, else an empty one, else the one sharing the longest prefix (8
-// tokens or more), else the least recently used. Before, a fresh prompt sharing only BOS with a chat
-// took that chat's sequence while another sat empty, and the chat's next turn prefilled it all again.
+// sequence whose cells it continues; then, with a split cache (the default), the one sharing the longest
+// prefix of 8 or more tokens (copying it across streams would move a whole stream), then an empty one;
+// with a unified cache an empty one first (the copy only tags cells); last the least recently used.
+// Before, a fresh prompt sharing only BOS with a chat took that chat's sequence while another sat empty,
+// and the chat's next turn prefilled it all again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
@@ -42,21 +44,55 @@ describe("choosing a sequence for a generation", () => {
     expect(next.reusedPromptTokens).toBe(newer.length);
   });
 
-  it("copies a shared long prefix into an empty sequence instead of cutting another chat's cells", async () => {
+  it("counts least recently used from a generation's end, not its start", async () => {
     const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     try {
-      const system = "You are a careful assistant who answers briefly about rivers and stones. ";
+      // A starts first and ends last; B starts second and ends first: B's sequence is the older one.
+      const a = chat("A long chat that keeps going about rivers and stones and gardens");
+      const [long, short] = await Promise.all([
+        spare.generate(a, { ...options, maxTokens: 48 }).collect(),
+        spare.generate(chat("A short one"), { ...options, maxTokens: 1 }).collect(),
+      ]);
+      expect(long.sequence).not.toBe(short.sequence);
+      const fresh = await spare.generate(chat("Something else entirely"), options).collect();
+      expect(fresh.sequence).toBe(short.sequence);
+      const next = await spare.generate(turn(a, " and the sea"), options).collect();
+      expect(next.sequence).toBe(long.sequence);
+      expect(next.reusedPromptTokens).toBe(a.length);
+    } finally {
+      spare.dispose();
+    }
+  });
+
+  const system = "You are a careful assistant who answers briefly about rivers and stones. ";
+  it("with a unified cache, copies a shared long prefix into an empty sequence and keeps the other chat", async () => {
+    const spare = await model.createContext({
+      contextSize: 512,
+      sequences: 2,
+      threads: 1,
+      unifiedKvCache: true,
+    });
+    try {
       const first = chat(`${system}Tell me about the river.`);
       const a = await spare.generate(first, options).collect();
-      // Another conversation with the same long system prompt: it reuses the prefix by a copy and leaves
-      // the first chat whole.
-      const other = chat(`${system}What is a garden?`);
-      const b = await spare.generate(other, options).collect();
+      const b = await spare.generate(chat(`${system}What is a garden?`), options).collect();
       expect(b.sequence).not.toBe(a.sequence);
       expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(8);
       const next = await spare.generate(turn(first, " and the sea"), options).collect();
       expect(next.sequence).toBe(a.sequence);
       expect(next.reusedPromptTokens).toBe(first.length);
+    } finally {
+      spare.dispose();
+    }
+  });
+
+  it("with a split cache, reuses a shared long prefix in place rather than copy a whole stream", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      const a = await spare.generate(chat(`${system}Tell me about the river.`), options).collect();
+      const b = await spare.generate(chat(`${system}What is a garden?`), options).collect();
+      expect(b.sequence).toBe(a.sequence);
+      expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(8);
     } finally {
       spare.dispose();
     }

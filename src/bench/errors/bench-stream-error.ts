@@ -14,10 +14,13 @@ export class BenchStreamError extends TesseraError {
   readonly target: string;
   readonly received: string;
 
-  constructor(target: string, problem: string, received = "") {
-    super(
-      `${target}: ${problem}. Check that the server speaks the OpenAI streaming API at that URL and model.`,
-    );
+  constructor(
+    target: string,
+    problem: string,
+    received = "",
+    advice = "Check that the server speaks the OpenAI streaming API at that URL and model.",
+  ) {
+    super(`${target}: ${problem}. ${advice}`);
     this.name = "BenchStreamError";
     this.target = target;
     this.received = received;

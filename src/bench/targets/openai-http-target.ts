@@ -128,46 +128,62 @@ export class OpenAIHttpTarget implements BenchTarget {
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
       const text = await BenchHttpClient.text(response).catch(() => "");
-      throw new BenchStreamError(this.name, `HTTP ${status} from ${url}: ${text.slice(0, 200)}`);
+      // Redirects are not followed (a POST must not turn into a GET): say where the server points.
+      const location =
+        response.headers.location === undefined ? "" : ` (Location: ${response.headers.location})`;
+      throw new BenchStreamError(this.name, `HTTP ${status} from ${url}${location}: ${text.slice(0, 200)}`);
     }
     const decoder = new SseDecoder();
     let received = "";
     let completionTokens: number | null = null;
     let sawDone = false;
     let firstContentAt: number | null = null;
-    for await (const bytes of response as AsyncIterable<Buffer>) {
-      observer.firstByte();
-      const arrivedAt = performance.now();
-      for (const event of decoder.push(bytes)) {
-        if (event.data === "[DONE]") {
-          sawDone = true;
-          continue;
+    try {
+      for await (const bytes of response as AsyncIterable<Buffer>) {
+        observer.firstByte();
+        const arrivedAt = performance.now();
+        for (const event of decoder.push(bytes)) {
+          if (event.data === "[DONE]") {
+            sawDone = true;
+            continue;
+          }
+          let chunk: StreamChunk;
+          try {
+            chunk = JSON.parse(event.data) as StreamChunk;
+          } catch {
+            throw new BenchStreamError(
+              this.name,
+              `unparsable SSE data ${JSON.stringify(event.data.slice(0, 80))}`,
+              received,
+            );
+          }
+          if (chunk.error !== undefined) {
+            const message =
+              typeof chunk.error === "string" ? chunk.error : (chunk.error.message ?? "unknown error");
+            throw new BenchStreamError(this.name, `the server sent an error event: ${message}`, received);
+          }
+          const choice = chunk.choices?.[0];
+          const text = choice?.delta?.content ?? choice?.text ?? "";
+          if (text) {
+            received += text;
+            firstContentAt ??= arrivedAt;
+            observer.content(text, arrivedAt);
+          }
+          if (typeof chunk.usage?.completion_tokens === "number")
+            completionTokens = chunk.usage.completion_tokens;
         }
-        let chunk: StreamChunk;
-        try {
-          chunk = JSON.parse(event.data) as StreamChunk;
-        } catch {
-          throw new BenchStreamError(
-            this.name,
-            `unparsable SSE data ${JSON.stringify(event.data.slice(0, 80))}`,
-            received,
-          );
-        }
-        if (chunk.error !== undefined) {
-          const message =
-            typeof chunk.error === "string" ? chunk.error : (chunk.error.message ?? "unknown error");
-          throw new BenchStreamError(this.name, `the server sent an error event: ${message}`, received);
-        }
-        const choice = chunk.choices?.[0];
-        const text = choice?.delta?.content ?? choice?.text ?? "";
-        if (text) {
-          received += text;
-          firstContentAt ??= arrivedAt;
-          observer.content(text, arrivedAt);
-        }
-        if (typeof chunk.usage?.completion_tokens === "number")
-          completionTokens = chunk.usage.completion_tokens;
       }
+    } catch (error) {
+      if (BenchStreamError.isInstance(error) || request.signal.aborted) throw error;
+      // The socket failed under the body (the server crashed or was stopped): a failed run that keeps
+      // the text that arrived, not a bare "aborted".
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new BenchStreamError(
+        this.name,
+        `the connection to ${url} was lost mid-stream (${reason})`,
+        received,
+        "The server may have crashed or been stopped; its output says why.",
+      );
     }
     const leftover = decoder.finish();
     if (leftover !== null)
