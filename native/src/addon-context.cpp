@@ -55,7 +55,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
         return;
       }
       Napi::Object object = addonData(env).contextConstructor.New({});
-      AddonContext::Unwrap(object)->attach(env, model_, context_, prefillChunkSize_, params_.kv_unified);
+      AddonContext::Unwrap(object)->attach(env, model_, context_, prefillChunkSize_);
       context_ = nullptr;
       deferred_.Resolve(object);
     });
@@ -194,7 +194,7 @@ AddonContext::~AddonContext() {
 }
 
 void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context,
-                          int32_t prefillChunkSize, bool unifiedCache) {
+                          int32_t prefillChunkSize) {
   model_ = model;
   // The finalizer runs when Node frees the function, whether after our Release() or at environment
   // teardown; from then on the keeper must not call into it. The slot is filled once the keeper exists.
@@ -224,7 +224,7 @@ void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& mod
           }
         });
     if (status != napi_ok) delete payload;
-  }, prefillChunkSize, unifiedCache);
+  }, prefillChunkSize);
   EngineRegistry::add(engine_, model.get(), &addonData(env));
 }
 

@@ -21,7 +21,7 @@ class AddonContext : public Napi::ObjectWrap<AddonContext> {
   explicit AddonContext(const Napi::CallbackInfo& info);
   ~AddonContext() override;
   void attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context,
-              int32_t prefillChunkSize, bool unifiedCache);
+              int32_t prefillChunkSize);
 
  private:
   Napi::Value Generate(const Napi::CallbackInfo& info);

@@ -40,7 +40,7 @@ const char* finishReasonName(FinishReason reason) {
 }
 
 DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify,
-                           int32_t prefillChunkSize, bool unifiedCache)
+                           int32_t prefillChunkSize)
     : model_(std::move(model)),
       context_(context),
       vocab_(model_->vocab),
@@ -52,10 +52,10 @@ DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* co
       prefillChunkSize_(prefillChunkSize > 0 ? std::min(prefillChunkSize, batchSize_) : batchSize_),
       microBatchSize_(static_cast<int32_t>(llama_n_ubatch(context))),
       threads_(llama_n_threads(context)),
-      unifiedCache_(unifiedCache),
       notify_(std::move(notify)) {
   sequenceTokens_.resize(static_cast<size_t>(sequenceCount_));
   sequenceUsedAt_.resize(static_cast<size_t>(sequenceCount_), 0);
+  sequencePromptLength_.resize(static_cast<size_t>(sequenceCount_), 0);
   llama_set_abort_callback(context_, abortCallback, this);
   thread_ = std::thread([this] { run(); });
 }
@@ -162,6 +162,7 @@ void DecodeEngine::clearSequence(int32_t sequence) {
   if (sequence < 0) return;
   llama_memory_seq_rm(llama_get_memory(context_), sequence, -1, -1);
   sequenceTokens_[static_cast<size_t>(sequence)].clear();
+  sequencePromptLength_[static_cast<size_t>(sequence)] = 0;
 }
 
 void DecodeEngine::finishLocked(const std::shared_ptr<DecodeJob>& job, FinishReason reason,
@@ -204,20 +205,17 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
   std::vector<bool> busy(static_cast<size_t>(sequenceCount_), false);
   for (auto& other : active_) busy[static_cast<size_t>(other->sequence)] = true;
   const bool reuses = job.config.reusePrefix && !job.config.promptLogprobs;
-  // Taking a sequence drops its cells from the first token that differs. So a prompt takes a sequence
-  // whose cells it continues (a chat's next turn: all but the last few cached tokens shared). Then, with
-  // a unified cache, an empty one, which keeps every other sequence's history: startJob copies a shared
-  // prefix of 8 or more tokens in from another sequence, and such a copy only tags cells. With a split
-  // cache that copy moves the donor's whole stream (O(context size): 250 against 218 ms in place for a
-  // 178-token prefix of the 1B model at 8192 cells, 360 against 203 at 32768), so there the sequence
-  // sharing the longest prefix of 8 or more comes first and an empty one after it. Last, the least
-  // recently used. Before, a fresh prompt sharing only BOS took a chat's sequence while another sat
-  // empty, and that chat's next turn prefilled its whole history again.
+  // Taking a sequence drops its cells from the first token that differs. A prompt that keeps the whole
+  // prompt of a sequence's last generation belongs to that conversation (its next turn, a regenerate, an
+  // answer the template renders differently, a re-sample): it takes that sequence, cutting only that
+  // generation's output. Any other prompt takes an empty sequence, then the least recently used, so it
+  // cuts no other conversation's history; startJob still copies in a shared prefix of 8 or more tokens
+  // (a system prompt) from another sequence. Before, a fresh prompt that shared BOS, or a system prompt,
+  // with a chat took that chat's sequence while another sat empty, and the chat's next turn prefilled its
+  // whole history again (seconds on a CPU for the 1B model).
   int32_t continued = -1;
   size_t continuedShared = 0;
   int32_t empty = -1;
-  int32_t longest = -1;
-  size_t longestShared = 0;
   int32_t oldest = -1;
   for (int32_t sequence = 0; sequence < sequenceCount_; sequence++) {
     if (busy[static_cast<size_t>(sequence)]) continue;
@@ -230,20 +228,15 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
       oldest = sequence;
     if (!reuses) continue;
     const size_t shared = commonPrefix(cached, job.config.prompt);
-    if (shared < minimumSharedPrefix) continue;
-    if (cached.size() - shared < minimumSharedPrefix && shared > continuedShared) {
+    // An aborted prefill leaves fewer cells than its prompt: keeping them all is keeping that prompt.
+    const size_t lastPrompt = std::min(sequencePromptLength_[static_cast<size_t>(sequence)], cached.size());
+    if (shared > 0 && shared >= lastPrompt && shared > continuedShared) {
       continued = sequence;
       continuedShared = shared;
     }
-    if (shared > longestShared) {
-      longest = sequence;
-      longestShared = shared;
-    }
   }
   if (continued >= 0) return continued;
-  if (!unifiedCache_ && longest >= 0) return longest;
   if (empty >= 0) return empty;
-  if (longest >= 0) return longest;
   return oldest;
 }
 
@@ -296,6 +289,7 @@ bool DecodeEngine::startJob(DecodeJob& job) {
     clearSequence(sequence);
   }
 
+  sequencePromptLength_[static_cast<size_t>(sequence)] = prompt.size();
   job.started = true;
   job.promptCursor = reused;
   job.position = static_cast<int32_t>(reused);

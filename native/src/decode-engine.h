@@ -22,10 +22,8 @@ class DecodeEngine {
  public:
   using Notify = std::function<void(const std::shared_ptr<DecodeJob>&)>;
 
-  // prefillChunkSize 0 = the batch size (one chunk may fill the whole batch). unifiedCache: the context's
-  // sequences share one KV stream (kv_unified), where copying cells between them is cheap.
-  DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify, int32_t prefillChunkSize = 0,
-               bool unifiedCache = false);
+  // prefillChunkSize 0 = the batch size (one chunk may fill the whole batch).
+  DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* context, Notify notify, int32_t prefillChunkSize = 0);
   ~DecodeEngine();
 
   void submit(const std::shared_ptr<DecodeJob>& job);
@@ -119,7 +117,6 @@ class DecodeEngine {
   // [decode thread] the 32-entry block maxima of the row being sampled (summarizeRow), for topKDense.
   std::vector<float> rowBlockMaxima_;
   int32_t threads_;
-  bool unifiedCache_;
   Notify notify_;
 
   std::condition_variable wake_;
@@ -130,6 +127,7 @@ class DecodeEngine {
   std::vector<std::vector<llama_token>> sequenceTokens_;    // [mutex] what each sequence's KV cells hold
   std::vector<uint64_t> sequenceUsedAt_;                    // [mutex] sequenceUses_ when each was last taken
   uint64_t sequenceUses_ = 0;                               // [mutex]
+  std::vector<size_t> sequencePromptLength_;                // [mutex] the prompt length of each one's last generation
   std::vector<std::shared_ptr<DecodeJob>> undelivered_;  // [mutex] notifications cut off by shutdown
   int32_t peakLive_ = 0;                                    // [mutex]
   uint64_t promptTokensDecoded_ = 0;                        // [mutex]

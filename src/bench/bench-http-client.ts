@@ -1,9 +1,9 @@
 // The HTTP client of the benchmark's server rows: node:http(s) on a keep-alive agent, and nothing else.
 // Not fetch: Node's fetch puts WHATWG streams and undici's fetch layer between the socket and the
-// reader, which cost about 0.5 ms of every served first token on this machine (median 0.95 ms against
-// 0.46-0.52 ms to the HTTP floor server, `node benchmarks/http-client-cost.mjs`). That time is the
-// client's, yet it was counted as what the server adds; every server row pays it alike, so it hid the
-// servers' own differences too.
+// reader, which cost about 0.3 ms of every served first token on this machine (median 0.82 ms against
+// 0.49 ms to the HTTP floor server: `node benchmarks/http-client-cost.mjs`,
+// benchmarks/results/http-client-cost.md). That time is the client's, yet it was counted as what the
+// server adds; every server row pays it alike, so it hid the servers' own differences too.
 
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
@@ -37,6 +37,7 @@ export class BenchHttpClient {
       return Promise.reject(new TypeError(`only http and https URLs can be benchmarked; got ${request.url}`));
     }
     const body = request.body === undefined ? undefined : Buffer.from(request.body, "utf8");
+    const sentAt = performance.now();
     return new Promise((resolve, reject) => {
       const outgoing = (secure ? https : http).request(
         url,
@@ -58,11 +59,12 @@ export class BenchHttpClient {
           reject(error);
           return;
         }
-        const stale = outgoing.reusedSocket
-          ? " on a kept-alive connection, which the server may have closed as it was reused"
-          : "";
+        const elapsed = Math.round(performance.now() - sentAt);
+        const how = outgoing.reusedSocket
+          ? ` after ${elapsed} ms on a kept-alive connection (the server closed it: it may have stopped, or closed it as idle just as it was reused)`
+          : ` after ${elapsed} ms`;
         reject(
-          new Error(`${request.method} ${request.url} failed${stale}: ${error.code ?? error.message}`, {
+          new Error(`${request.method} ${request.url} failed${how}: ${error.code ?? error.message}`, {
             cause: error,
           }),
         );
@@ -71,17 +73,24 @@ export class BenchHttpClient {
     });
   }
 
-  /** The body of a response as text, up to its first 64 KiB (for error messages and small answers). */
+  /**
+   * The body of a response as text, up to its first 64 KiB (for error messages and small answers); a body
+   * that fails part way gives what arrived.
+   */
   static async text(response: IncomingMessage): Promise<string> {
     const chunks: Buffer[] = [];
     let bytes = 0;
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes >= maxTextBytes) {
-        response.destroy();
-        break;
+    try {
+      for await (const chunk of response as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        bytes += chunk.length;
+        if (bytes >= maxTextBytes) {
+          response.destroy();
+          break;
+        }
       }
+    } catch {
+      // A body cut off (a timeout, a reset) still says what it said so far.
     }
     return Buffer.concat(chunks).subarray(0, maxTextBytes).toString("utf8");
   }

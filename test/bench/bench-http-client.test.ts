@@ -61,7 +61,7 @@ describe("BenchHttpClient", () => {
     try {
       expect(await post(client, url)).toBe("answer");
       await expect(post(client, url)).rejects.toThrow(
-        /^POST http:\/\/127\.0\.0\.1:\d+\/v1\/completions failed on a kept-alive connection, which the server may have closed as it was reused: ECONNRESET$/,
+        /^POST http:\/\/127\.0\.0\.1:\d+\/v1\/completions failed after \d+ ms on a kept-alive connection \(the server closed it: it may have stopped, or closed it as idle just as it was reused\): ECONNRESET$/,
       );
       expect(requests).toBe(2);
       // The next request gets a new connection.
@@ -111,7 +111,9 @@ describe("BenchHttpClient", () => {
     server.on("request", () => requests++);
     const client = new BenchHttpClient();
     try {
-      await expect(post(client, url)).rejects.toThrow(/^POST http:\S+ failed: (ECONNRESET|socket hang up)$/);
+      await expect(post(client, url)).rejects.toThrow(
+        /^POST http:\S+ failed after \d+ ms: (ECONNRESET|socket hang up)$/,
+      );
       expect(requests).toBe(1);
     } finally {
       client.close();
@@ -143,6 +145,22 @@ describe("BenchHttpClient", () => {
       ).rejects.toThrow(/aborted|ECONNRESET/);
       expect(parts.join("")).toBe("data: part\n\n");
       expect(requests).toBe(1);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it("gives the text that arrived when a body fails part way", async () => {
+    const { server, url } = await listen((request, response, socket) => {
+      request.resume();
+      response.writeHead(502, { "content-type": "text/html" });
+      response.write("<html>bad gateway", () => setTimeout(() => socket.resetAndDestroy(), 20));
+    });
+    const client = new BenchHttpClient();
+    try {
+      const response = await client.request({ method: "GET", url, signal: AbortSignal.timeout(5000) });
+      expect(await BenchHttpClient.text(response)).toBe("<html>bad gateway");
     } finally {
       client.close();
       server.close();

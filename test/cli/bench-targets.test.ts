@@ -133,12 +133,12 @@ describe("the HTTP target against a misbehaving server", () => {
     [
       "a redirect, naming where it points",
       { status: 307, text: "", headers: { location: "https://elsewhere.example/v1/chat/completions" } },
-      /HTTP 307 from \S+ \(Location: https:\/\/elsewhere\.example\/v1\/chat\/completions\)/,
+      /HTTP 307 from \S+ \(Location: https:\/\/elsewhere\.example\/v1\/chat\/completions\)\. Give the URL it points to\.$/,
     ],
     [
       "a connection lost mid-stream",
       { status: 200, text: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\n', lose: true },
-      /the connection to \S+ was lost mid-stream \((ECONNRESET|aborted)\)\. The server may have crashed/,
+      /the connection to \S+ closed before the stream ended \((ECONNRESET|aborted)\)\. The server may have crashed/,
     ],
     [
       "no [DONE]",

@@ -1,9 +1,9 @@
-// Which free sequence a generation takes decides which cached history survives it: a prompt takes the
-// sequence whose cells it continues; then, with a split cache (the default), the one sharing the longest
-// prefix of 8 or more tokens (copying it across streams would move a whole stream), then an empty one;
-// with a unified cache an empty one first (the copy only tags cells); last the least recently used.
-// Before, a fresh prompt sharing only BOS with a chat took that chat's sequence while another sat empty,
-// and the chat's next turn prefilled it all again.
+// Which free sequence a generation takes decides which cached history survives it. A prompt that keeps
+// the whole prompt of a sequence's last generation (its next turn, a regenerate, an answer rendered
+// differently) takes that sequence; any other takes an empty one, then the least recently used, and
+// copies a shared prefix (a system prompt) in from another sequence. Before, a fresh prompt sharing only
+// BOS, or a system prompt, with a chat took that chat's sequence while another sat empty, and the chat's
+// next turn prefilled it all again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
@@ -65,34 +65,40 @@ describe("choosing a sequence for a generation", () => {
   });
 
   const system = "You are a careful assistant who answers briefly about rivers and stones. ";
-  it("with a unified cache, copies a shared long prefix into an empty sequence and keeps the other chat", async () => {
-    const spare = await model.createContext({
-      contextSize: 512,
-      sequences: 2,
-      threads: 1,
-      unifiedKvCache: true,
+  for (const unifiedKvCache of [false, true]) {
+    it(`keeps a chat's history when a new chat shares its system prompt (${unifiedKvCache ? "unified" : "split"} cache)`, async () => {
+      const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1, unifiedKvCache });
+      try {
+        const first = chat(`${system}Tell me about the river.`);
+        const a = await spare.generate(first, options).collect();
+        const b = await spare.generate(chat(`${system}What is a garden?`), options).collect();
+        expect(b.sequence).not.toBe(a.sequence);
+        // The system prompt was copied in, not prefilled again.
+        expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(8);
+        const next = await spare.generate(turn(first, " and the sea"), options).collect();
+        expect(next.sequence).toBe(a.sequence);
+        expect(next.reusedPromptTokens).toBe(first.length);
+      } finally {
+        spare.dispose();
+      }
     });
-    try {
-      const first = chat(`${system}Tell me about the river.`);
-      const a = await spare.generate(first, options).collect();
-      const b = await spare.generate(chat(`${system}What is a garden?`), options).collect();
-      expect(b.sequence).not.toBe(a.sequence);
-      expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(8);
-      const next = await spare.generate(turn(first, " and the sea"), options).collect();
-      expect(next.sequence).toBe(a.sequence);
-      expect(next.reusedPromptTokens).toBe(first.length);
-    } finally {
-      spare.dispose();
-    }
-  });
+  }
 
-  it("with a split cache, reuses a shared long prefix in place rather than copy a whole stream", async () => {
+  it("regenerates, or reads an answer rendered differently, on the chat's own sequence", async () => {
     const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     try {
-      const a = await spare.generate(chat(`${system}Tell me about the river.`), options).collect();
-      const b = await spare.generate(chat(`${system}What is a garden?`), options).collect();
-      expect(b.sequence).toBe(a.sequence);
-      expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(8);
+      const prompt = chat(`${system}Tell me about the river.`);
+      const a = await spare.generate(prompt, { ...options, maxTokens: 12 }).collect();
+      // The same prompt again cuts only the last answer's cells: in place, though a sequence is empty.
+      const again = await spare.generate(prompt, options).collect();
+      expect(again.sequence).toBe(a.sequence);
+      expect(again.reusedPromptTokens).toBe(prompt.length - 1);
+      // A next turn whose template renders the answer differently from the tokens generated.
+      const rendered = await spare.generate(turn(prompt, " The river runs. And then?"), options).collect();
+      expect(rendered.sequence).toBe(a.sequence);
+      expect(rendered.reusedPromptTokens).toBe(prompt.length);
+      // Nothing was copied into the empty sequence.
+      expect(spare.sequenceTokens(1 - a.sequence)).toHaveLength(0);
     } finally {
       spare.dispose();
     }

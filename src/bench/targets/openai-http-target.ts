@@ -127,11 +127,15 @@ export class OpenAIHttpTarget implements BenchTarget {
     });
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
-      const text = await BenchHttpClient.text(response).catch(() => "");
+      const text = (await BenchHttpClient.text(response)).slice(0, 200);
       // Redirects are not followed (a POST must not turn into a GET): say where the server points.
-      const location =
-        response.headers.location === undefined ? "" : ` (Location: ${response.headers.location})`;
-      throw new BenchStreamError(this.name, `HTTP ${status} from ${url}${location}: ${text.slice(0, 200)}`);
+      const location = response.headers.location;
+      throw new BenchStreamError(
+        this.name,
+        `HTTP ${status} from ${url}${location === undefined ? "" : ` (Location: ${location})`}${text === "" ? "" : `: ${text}`}`,
+        "",
+        location === undefined ? undefined : "Give the URL it points to.",
+      );
     }
     const decoder = new SseDecoder();
     let received = "";
@@ -180,7 +184,7 @@ export class OpenAIHttpTarget implements BenchTarget {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       throw new BenchStreamError(
         this.name,
-        `the connection to ${url} was lost mid-stream (${reason})`,
+        `the connection to ${url} closed before the stream ended (${reason})`,
         received,
         "The server may have crashed or been stopped; its output says why.",
       );
