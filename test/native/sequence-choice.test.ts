@@ -1,7 +1,8 @@
 // Which free sequence a generation takes decides which cached history survives it. A prompt that keeps
 // the whole prompt of a sequence's last generation (its next turn, a regenerate, an answer rendered
-// differently) takes that sequence; any other takes an empty one, then the least recently used, and
-// copies a shared prefix (a system prompt) in from another sequence. Before, a fresh prompt sharing only
+// differently) takes that sequence; any other takes an empty one, then the one sharing the longest
+// prefix of 8 or more tokens, then the least recently used, and copies a shared prefix (a system prompt)
+// in from another sequence. Before, a fresh prompt sharing only
 // BOS, or a system prompt, with a chat took that chat's sequence while another sat empty, and the chat's
 // next turn prefilled it all again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,6 +100,25 @@ describe("choosing a sequence for a generation", () => {
       expect(rendered.reusedPromptTokens).toBe(prompt.length);
       // Nothing was copied into the empty sequence.
       expect(spare.sequenceTokens(1 - a.sequence)).toHaveLength(0);
+    } finally {
+      spare.dispose();
+    }
+  });
+
+  it("with none empty, takes the sequence sharing the longest prefix before the least recently used", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      // Requests that share a long instruction (titles, summaries) beside a chat: each takes the last
+      // one's sequence, not the chat's, which plain LRU would evict every time.
+      const instruction = "Write a short title for the following conversation, in five words or fewer. ";
+      const history = chat("A long conversation about rivers, stones and gardens, told slowly and with care");
+      const a = await spare.generate(history, options).collect();
+      const first = await spare.generate(chat(`${instruction}Rivers.`), options).collect();
+      const second = await spare.generate(chat(`${instruction}Gardens.`), options).collect();
+      expect(second.sequence).toBe(first.sequence);
+      const next = await spare.generate(turn(history, " and then the rain came"), options).collect();
+      expect(next.sequence).toBe(a.sequence);
+      expect(next.reusedPromptTokens).toBe(history.length);
     } finally {
       spare.dispose();
     }
