@@ -235,7 +235,14 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
     const size_t shared = commonPrefix(cached, job.config.prompt);
     // An aborted prefill leaves fewer cells than its prompt: keeping them all is keeping that prompt.
     const size_t lastPrompt = std::min(sequencePromptLength_[static_cast<size_t>(sequence)], cached.size());
-    if (shared > 0 && shared >= lastPrompt && shared > continuedShared) {
+    // A template whose next turn leaves out its generation prompt (a `<think>` block the history drops)
+    // keeps all but those few tokens of the last prompt; its next turn also holds the answer, so it is
+    // longer than everything the sequence caches, where another chat's first prompt with the same system
+    // prompt is not.
+    const bool keepsPrompt =
+        shared >= lastPrompt || (shared >= minimumSharedPrefix && lastPrompt - shared < minimumSharedPrefix &&
+                                 job.config.prompt.size() > cached.size());
+    if (shared > 0 && keepsPrompt && shared > continuedShared) {
       continued = sequence;
       continuedShared = shared;
     }

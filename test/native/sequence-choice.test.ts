@@ -105,6 +105,30 @@ describe("choosing a sequence for a generation", () => {
     }
   });
 
+  it("keeps a chat on its sequence when its template leaves the generation prompt out of the history", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      // As a <think> block: the prompt ends with a suffix the next turn's rendering of the history drops.
+      const head = chat(`${system}Tell me about the river.`);
+      const suffix = model.tokenize(" Reply:", { addSpecial: false });
+      expect(suffix.length).toBeLessThan(8);
+      const prompt = Int32Array.from([...head, ...suffix]);
+      const a = await spare.generate(prompt, { ...options, maxTokens: 6 }).collect();
+      const next = turn(head, ` Answer: ${a.text} User: and the sea? Assistant:`);
+      const b = await spare.generate(next, options).collect();
+      expect(b.sequence).toBe(a.sequence);
+      // The head, and any tokens the suffix and the rendered answer happen to share.
+      expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(head.length);
+      expect(spare.sequenceTokens(1 - a.sequence)).toHaveLength(0);
+      // Another chat's first prompt, as short as the first one's, still goes to the empty sequence.
+      const other = Int32Array.from([...chat(`${system}Tell me about the sea.`), ...suffix]);
+      const c = await spare.generate(other, options).collect();
+      expect(c.sequence).not.toBe(a.sequence);
+    } finally {
+      spare.dispose();
+    }
+  });
+
   it("with none empty, takes the sequence sharing the longest prefix before the least recently used", async () => {
     const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     try {
