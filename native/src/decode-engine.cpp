@@ -210,10 +210,10 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
   // answer the template renders differently, a re-sample): it takes that sequence, cutting only that
   // generation's output. Any other prompt takes an empty sequence, which cuts no other conversation's
   // history (startJob still copies in a shared prefix of 8 or more tokens, a system prompt, from another
-  // sequence). With none empty, the sequence sharing the longest prefix of 8 or more tokens, which cuts
-  // the least (the least recently used among equals): with plain LRU, requests that share a long
-  // instruction took turns evicting every chat's history (a review's serve run of 3 chats and such
-  // requests prefilled 7,771 prompt tokens against 6,554). Last, the least recently used. Before, a fresh prompt that shared BOS, or a system prompt,
+  // sequence). With none empty, the sequence sharing the longest prefix of 8 or more tokens, and at least
+  // half of its cells, with it (the least recently used among equals): with plain LRU, requests
+  // that share a long instruction took turns evicting every chat's history (a review's serve run of 3
+  // chats and such requests prefilled 7,771 prompt tokens against 6,554). Last, the least recently used. Before, a fresh prompt that shared BOS, or a system prompt,
   // with a chat took that chat's sequence while another sat empty, and the chat's next turn prefilled its
   // whole history again (seconds on a CPU for the 1B model).
   int32_t continued = -1;
@@ -235,20 +235,22 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
     const size_t shared = commonPrefix(cached, job.config.prompt);
     // An aborted prefill leaves fewer cells than its prompt: keeping them all is keeping that prompt.
     const size_t lastPrompt = std::min(sequencePromptLength_[static_cast<size_t>(sequence)], cached.size());
-    // A template whose next turn leaves out its generation prompt (a `<think>` block the history drops)
-    // keeps all but those few tokens of the last prompt; its next turn also holds the answer, so it is
-    // longer than everything the sequence caches, where another chat's first prompt with the same system
-    // prompt is not.
-    const bool keepsPrompt =
-        shared >= lastPrompt || (shared >= minimumSharedPrefix && lastPrompt - shared < minimumSharedPrefix &&
-                                 job.config.prompt.size() > cached.size());
-    if (shared > 0 && keepsPrompt && shared > continuedShared) {
+    // Only a prompt that keeps the last one whole: a looser test (all but a few tokens, for templates whose
+    // next turn drops a `<think>` generation prompt) also let another chat with the same system prompt
+    // and a longer first message take this chat's sequence. Such templates move each turn to an empty
+    // sequence and copy their history in instead.
+    if (shared > 0 && shared >= lastPrompt && shared > continuedShared) {
       continued = sequence;
       continuedShared = shared;
     }
+    // Step 3 takes a sequence only when it keeps at least half of its cells: a repeated long instruction
+    // with new content does, a chat that merely opens with the same words as another one's (and its
+    // answer) does not. Without that, two such chats kept cutting each other's cells while an idle chat's
+    // sat untouched.
     const bool older = longest >= 0 && sequenceUsedAt_[static_cast<size_t>(sequence)] <
                                            sequenceUsedAt_[static_cast<size_t>(longest)];
-    if (shared >= minimumSharedPrefix && (shared > longestShared || (shared == longestShared && older))) {
+    if (shared >= minimumSharedPrefix && 2 * shared >= cached.size() &&
+        (shared > longestShared || (shared == longestShared && older))) {
       longest = sequence;
       longestShared = shared;
     }

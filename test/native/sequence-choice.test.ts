@@ -105,25 +105,59 @@ describe("choosing a sequence for a generation", () => {
     }
   });
 
-  it("keeps a chat on its sequence when its template leaves the generation prompt out of the history", async () => {
+  it("moves a turn whose template dropped the generation prompt to an empty sequence, copying its history", async () => {
     const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     try {
-      // As a <think> block: the prompt ends with a suffix the next turn's rendering of the history drops.
+      // As a <think> block: the prompt ends with a suffix the next turn's rendering of the history drops,
+      // so the next turn does not keep the last prompt whole. It reads like another chat sharing the
+      // system prompt (below), so it is not given the sequence; it still reuses its history, copied.
       const head = chat(`${system}Tell me about the river.`);
       const suffix = model.tokenize(" Reply:", { addSpecial: false });
-      expect(suffix.length).toBeLessThan(8);
-      const prompt = Int32Array.from([...head, ...suffix]);
-      const a = await spare.generate(prompt, { ...options, maxTokens: 6 }).collect();
+      const a = await spare
+        .generate(Int32Array.from([...head, ...suffix]), { ...options, maxTokens: 6 })
+        .collect();
       const next = turn(head, ` Answer: ${a.text} User: and the sea? Assistant:`);
       const b = await spare.generate(next, options).collect();
-      expect(b.sequence).toBe(a.sequence);
-      // The head, and any tokens the suffix and the rendered answer happen to share.
+      expect(b.sequence).not.toBe(a.sequence);
       expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(head.length);
-      expect(spare.sequenceTokens(1 - a.sequence)).toHaveLength(0);
-      // Another chat's first prompt, as short as the first one's, still goes to the empty sequence.
-      const other = Int32Array.from([...chat(`${system}Tell me about the sea.`), ...suffix]);
-      const c = await spare.generate(other, options).collect();
-      expect(c.sequence).not.toBe(a.sequence);
+    } finally {
+      spare.dispose();
+    }
+  });
+
+  it("gives a new chat with a long first message an empty sequence, not a short chat's", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      // A's cache (its prompt and a 1-token answer) is shorter than B's first prompt, and B shares all
+      // but a few tokens of A's prompt: still another conversation.
+      const first = chat(`${system}Hi.`);
+      const a = await spare.generate(first, { ...options, maxTokens: 1 }).collect();
+      const long = "Please tell me everything you know about rivers, stones, gardens and the sea, at length.";
+      const b = await spare.generate(chat(`${system}${long}`), options).collect();
+      expect(b.sequence).not.toBe(a.sequence);
+      const next = await spare.generate(turn(first, " and the sea"), options).collect();
+      expect(next.sequence).toBe(a.sequence);
+      expect(next.reusedPromptTokens).toBe(first.length);
+    } finally {
+      spare.dispose();
+    }
+  });
+
+  it("with none empty, lets two chats that open alike cut an idle chat's cells, not each other's", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      const idle = await spare.generate(chat("An idle chat about the weather"), options).collect();
+      const opening = "Explain the difference between ";
+      const aPrompt = chat(`${system}${opening}rivers and streams, with examples from many places`);
+      const a = await spare.generate(aPrompt, { ...options, maxTokens: 32 }).collect();
+      expect(a.sequence).not.toBe(idle.sequence);
+      // C shares the system prompt and the opening with A, less than half of A's cells (its prompt and
+      // answer): another conversation, so it takes the least recently used sequence, the idle chat's.
+      const c = await spare.generate(chat(`${system}${opening}stones`), options).collect();
+      expect(c.sequence).toBe(idle.sequence);
+      const next = await spare.generate(turn(aPrompt, " and lakes?"), options).collect();
+      expect(next.sequence).toBe(a.sequence);
+      expect(next.reusedPromptTokens).toBe(aPrompt.length);
     } finally {
       spare.dispose();
     }
