@@ -1,8 +1,8 @@
 // Which free sequence a generation takes decides which cached history survives it. A prompt that keeps
 // the whole prompt of a sequence's last generation (its next turn, a regenerate, an answer rendered
-// differently) takes that sequence; any other takes an empty one, then the one sharing the longest
-// prefix of 8 or more tokens, then the least recently used, and copies a shared prefix (a system prompt)
-// in from another sequence. Before, a fresh prompt sharing only
+// differently) takes that sequence; any other takes an empty one, then the one it would cut the fewest
+// cells of (the least recently used among equals), and copies a shared prefix (a system prompt) in from
+// another sequence. Before, a fresh prompt sharing only
 // BOS, or a system prompt, with a chat took that chat's sequence while another sat empty, and the chat's
 // next turn prefilled it all again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,32 +34,40 @@ describe("choosing a sequence for a generation", () => {
     expect(next.reusedPromptTokens).toBe(history.length);
   });
 
-  it("takes the least recently used sequence when none is empty, keeping the newer chat", async () => {
-    // Both sequences hold something now (the test above); a new chat, then another fresh prompt.
-    const newer = chat("Morning light on the window, a letter on the table, a bridge in the cloud");
-    const started = await context.generate(newer, options).collect();
-    const fresh = await context.generate(chat("Something else entirely"), options).collect();
-    expect(fresh.sequence).not.toBe(started.sequence);
-    const next = await context.generate(turn(newer, " and the forest beyond"), options).collect();
-    expect(next.sequence).toBe(started.sequence);
-    expect(next.reusedPromptTokens).toBe(newer.length);
-  });
-
-  it("counts least recently used from a generation's end, not its start", async () => {
+  it("with none empty, cuts the sequence that loses the fewest cells, keeping a longer history", async () => {
     const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     try {
-      // A starts first and ends last; B starts second and ends first: B's sequence is the older one.
-      const a = chat("A long chat that keeps going about rivers and stones and gardens");
+      const long = chat("A long conversation about rivers, stones and gardens, told slowly and with care");
+      const a = await spare.generate(long, { ...options, maxTokens: 24 }).collect();
+      const b = await spare.generate(chat("Hi"), options).collect();
+      expect(b.sequence).not.toBe(a.sequence);
+      const fresh = await spare.generate(chat("Something else entirely"), options).collect();
+      expect(fresh.sequence).toBe(b.sequence);
+      const next = await spare.generate(turn(long, " and then the rain came"), options).collect();
+      expect(next.sequence).toBe(a.sequence);
+      expect(next.reusedPromptTokens).toBe(long.length);
+    } finally {
+      spare.dispose();
+    }
+  });
+
+  it("among equal losses, takes the least recently used, counted from a generation's end", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      // A starts first and ends last; B starts second and ends first. Both end up holding the same number
+      // of cells (A: a 20-token prompt and 48 tokens; B: a 67-token prompt and 1), and a fresh prompt
+      // shares only BOS with either: equal losses, and B's sequence is the older by its generation's end.
+      const bos = model.metadata.bos;
+      const tokens = (from: number, count: number) =>
+        Int32Array.from([bos, ...Array.from({ length: count - 1 }, (_, index) => from + index)]);
       const [long, short] = await Promise.all([
-        spare.generate(a, { ...options, maxTokens: 48 }).collect(),
-        spare.generate(chat("A short one"), { ...options, maxTokens: 1 }).collect(),
+        spare.generate(tokens(1000, 20), { ...options, maxTokens: 48 }).collect(),
+        spare.generate(tokens(3000, 67), { ...options, maxTokens: 1 }).collect(),
       ]);
       expect(long.sequence).not.toBe(short.sequence);
-      const fresh = await spare.generate(chat("Something else entirely"), options).collect();
+      expect(spare.sequenceTokens(long.sequence).length).toBe(spare.sequenceTokens(short.sequence).length);
+      const fresh = await spare.generate(tokens(6000, 5), options).collect();
       expect(fresh.sequence).toBe(short.sequence);
-      const next = await spare.generate(turn(a, " and the sea"), options).collect();
-      expect(next.sequence).toBe(long.sequence);
-      expect(next.reusedPromptTokens).toBe(a.length);
     } finally {
       spare.dispose();
     }
@@ -163,15 +171,18 @@ describe("choosing a sequence for a generation", () => {
     }
   });
 
-  it("with none empty, takes the sequence sharing the longest prefix before the least recently used", async () => {
+  it("with none empty, gives a repeated long instruction the last one's sequence, not a chat's", async () => {
     const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     try {
       // Requests that share a long instruction (titles, summaries) beside a chat: each takes the last
       // one's sequence, not the chat's, which plain LRU would evict every time.
       const instruction = "Write a short title for the following conversation, in five words or fewer. ";
       const history = chat("A long conversation about rivers, stones and gardens, told slowly and with care");
-      const a = await spare.generate(history, options).collect();
-      const first = await spare.generate(chat(`${instruction}Rivers.`), options).collect();
+      const a = await spare.generate(history, { ...options, maxTokens: 64 }).collect();
+      // A long answer: the instruction is less than half of that request's cells.
+      const first = await spare
+        .generate(chat(`${instruction}Rivers.`), { ...options, maxTokens: 40 })
+        .collect();
       const second = await spare.generate(chat(`${instruction}Gardens.`), options).collect();
       expect(second.sequence).toBe(first.sequence);
       const next = await spare.generate(turn(history, " and then the rain came"), options).collect();
