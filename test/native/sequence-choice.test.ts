@@ -51,6 +51,28 @@ describe("choosing a sequence for a generation", () => {
     }
   });
 
+  it("with none empty, evicts a long abandoned history before a live chat's cells", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+    try {
+      // A long idle history, then a live chat with a short side request after each turn: fewest cells
+      // alone would cut the chat every time (its history is the shorter one) and it would prefill it all
+      // again each turn; once the idle history is 2 × sequences generations old it goes instead.
+      const idle = chat("A long conversation nobody comes back to, about rivers, stones and gardens");
+      await spare.generate(idle, { ...options, maxTokens: 64 }).collect();
+      let prompt = chat("The live chat begins here.");
+      let last = await spare.generate(prompt, options).collect();
+      for (let index = 0; index < 5; index++) {
+        await spare.generate(chat(`A short side request ${index}`), options).collect();
+        prompt = turn(prompt, ` ${last.text} And then ${index}?`);
+        const next = await spare.generate(prompt, options).collect();
+        if (index >= 3) expect(next.reusedPromptTokens).toBeGreaterThan(prompt.length / 2);
+        last = next;
+      }
+    } finally {
+      spare.dispose();
+    }
+  });
+
   it("among equal losses, takes the least recently used, counted from a generation's end", async () => {
     const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     try {
