@@ -51,22 +51,25 @@ describe("choosing a sequence for a generation", () => {
     }
   });
 
-  it("with none empty, evicts a long abandoned history before a live chat's cells", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
+  it("keeps three chats' histories on four sequences with side requests after every turn", async () => {
+    const spare = await model.createContext({ contextSize: 512, sequences: 4, threads: 1 });
     try {
-      // A long idle history, then a live chat with a short side request after each turn: fewest cells
-      // alone would cut the chat every time (its history is the shorter one) and it would prefill it all
-      // again each turn; once the idle history is 2 × sequences generations old it goes instead.
-      const idle = chat("A long conversation nobody comes back to, about rivers, stones and gardens");
-      await spare.generate(idle, { ...options, maxTokens: 64 }).collect();
-      let prompt = chat("The live chat begins here.");
-      let last = await spare.generate(prompt, options).collect();
-      for (let index = 0; index < 5; index++) {
-        await spare.generate(chat(`A short side request ${index}`), options).collect();
-        prompt = turn(prompt, ` ${last.text} And then ${index}?`);
-        const next = await spare.generate(prompt, options).collect();
-        if (index >= 3) expect(next.reusedPromptTokens).toBeGreaterThan(prompt.length / 2);
-        last = next;
+      // Three users, each turn followed by three short side requests (a title, tags, follow-ups): every
+      // turn finds its chat's cells. Counting a chat as abandoned after 2 × sequences generations (tried)
+      // cut them here on nearly every turn, as plain LRU does.
+      const prompts = [0, 1, 2].map((user) => chat(`User ${user} starts a chat about rivers and stones.`));
+      const answers = ["", "", ""];
+      for (let round = 0; round < 4; round++) {
+        for (let user = 0; user < 3; user++) {
+          const before = prompts[user]!.length;
+          if (round > 0) prompts[user] = turn(prompts[user]!, ` ${answers[user]} And then ${round}?`);
+          const result = await spare.generate(prompts[user]!, options).collect();
+          answers[user] = result.text;
+          if (round > 0) expect(result.reusedPromptTokens).toBe(before);
+          for (let side = 0; side < 3; side++) {
+            await spare.generate(chat(`Side request ${round}.${user}.${side}`), options).collect();
+          }
+        }
       }
     } finally {
       spare.dispose();
