@@ -11,10 +11,12 @@ describe("deliveryDelayMs", () => {
   let model: LlamaModel;
   let context: LlamaContext;
   let prompt: Int32Array;
+  let longerPrompt: Int32Array;
   beforeAll(async () => {
     model = await loadTinyModel();
     context = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
     prompt = model.tokenize("Once upon a time");
+    longerPrompt = model.tokenize("Once upon a time, by a river of stones, ".repeat(12));
   });
   afterAll(() => model.dispose());
 
@@ -23,7 +25,16 @@ describe("deliveryDelayMs", () => {
     options: Record<string, unknown>,
   ): Promise<{ sizes: number[]; text: string; held: number }> {
     const heldBefore = context.counters.heldWakeUps;
-    const stream = context.generate(prompt, { temperature: 0, maxTokens: 64, ignoreEos: true, ...options });
+    // A whole prefill of a longer prompt each time (not the 1-token one a reused prompt leaves): the reader
+    // is then surely waiting when the first token comes. After a 1-token prefill a reader slowed by a
+    // loaded machine (CI) found the first two tokens queued together, whatever the delay.
+    const stream = context.generate(longerPrompt, {
+      temperature: 0,
+      maxTokens: 64,
+      ignoreEos: true,
+      reusePrefix: false,
+      ...options,
+    });
     const sizes: number[] = [];
     for await (const batch of stream.batches()) sizes.push(batch.events.length);
     return { sizes, text: (await stream.result).text, held: context.counters.heldWakeUps - heldBefore };
