@@ -275,7 +275,9 @@ describe("tessera bench strategies --quick", () => {
       expect.stringMatching(/^sorting-\d{4}$/),
       expect.stringMatching(/^sorting-\d{4}$/),
     ]);
-    expect(json.rows[1].successRate).toBe(1);
+    // Samples draw fresh seeds, so 4 tries can miss one of the two problems now and then (one CI run of
+    // many: 0.5); the [INST]-shaped prompt this guards against solved none.
+    expect(json.rows[1].successRate).toBeGreaterThanOrEqual(0.5);
     expect(json.batching.map((row: { mode: string }) => row.mode)).toEqual([
       "one sample",
       "best-of-2 batched (parallel sequences)",
