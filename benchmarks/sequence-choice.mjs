@@ -3,7 +3,7 @@
 // with 4 sequences, and for reference on one with more sequences than it has generations (nothing is
 // ever evicted; empty ones come first there, so short prefixes a reused sequence would keep are prefilled)
 // and with prefix reuse off (everything prefilled). The tiny model, 1 thread,
-// greedy; figures are counts, not times, so they do not depend on the machine.
+// greedy; figures are counts, not times (another CPU may still answer a token differently).
 //   node benchmarks/sequence-choice.mjs        (needs `npm run build`)
 
 import { resolveDefaultModel } from "../dist/gguf/default-model.js";
@@ -89,9 +89,7 @@ async function prefilled(workload, sequences, reusePrefix) {
   }
 }
 
-console.log(
-  "| workload | 4 sequences | 64 sequences, none evicted | 4 sequences, prefix reuse off |",
-);
+console.log("| workload | 4 sequences | 64 sequences, none evicted | 4 sequences, prefix reuse off |");
 console.log("|---|---:|---:|---:|");
 for (const [name, workload] of Object.entries(workloads)) {
   const shared = await prefilled(workload, 4, true);
