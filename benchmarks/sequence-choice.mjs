@@ -17,44 +17,39 @@ const tokens = (text, special = true) => model.tokenize(text, { addSpecial: spec
 const join = (...parts) => Int32Array.from(parts.flatMap((part) => [...part]));
 const system = tokens(`You are a careful assistant. ${filler(1, 40)}`);
 
-/** Each workload: a list of steps, each a function of the generate call that returns nothing. */
+/**
+ * Three chats taking turns (a 24-token answer each), with the prompts `after(turn, chat)` returns sent
+ * after each turn, as a server's side requests (titles, follow-ups) are.
+ */
+function threeChats(after) {
+  return async (generate) => {
+    const chats = [0, 1, 2].map(() => system);
+    for (let turn = 0; turn < 4; turn++) {
+      for (let chat = 0; chat < 3; chat++) {
+        const prompt = join(
+          chats[chat],
+          tokens(`\nUser: chat ${chat}, turn ${turn}: ${filler(chat * 31 + turn, 20)}\nAssistant:`, false),
+        );
+        chats[chat] = join(prompt, tokens(await generate(prompt, 24), false));
+        for (const side of after(turn, chat)) await generate(side, 8);
+      }
+    }
+  };
+}
+
+/** Each workload calls `generate(prompt, maxTokens)`, which answers with the generated text. */
 const workloads = {
-  "3 chats, a title request after each turn (4 turns)": async (generate) => {
-    const chats = [0, 1, 2].map(() => system);
-    for (let turn = 0; turn < 4; turn++) {
-      for (let chat = 0; chat < 3; chat++) {
-        const prompt = join(
-          chats[chat],
-          tokens(`\nUser: chat ${chat}, turn ${turn}: ${filler(chat * 31 + turn, 20)}\nAssistant:`, false),
-        );
-        const answer = await generate(`chat ${chat}`, prompt, 24);
-        chats[chat] = join(prompt, tokens(answer, false));
-        const title = tokens(
-          `### Task: a short title for this chat. ${filler(5, 60)}\n### Chat: ${filler(chat + turn * 3, 25)}\n### Title:`,
-        );
-        await generate("title", title, 8);
-      }
-    }
-  },
-  "3 chats, 3 side requests after each turn (4 turns)": async (generate) => {
-    const chats = [0, 1, 2].map(() => system);
-    for (let turn = 0; turn < 4; turn++) {
-      for (let chat = 0; chat < 3; chat++) {
-        const prompt = join(
-          chats[chat],
-          tokens(`\nUser: chat ${chat}, turn ${turn}: ${filler(chat * 31 + turn, 20)}\nAssistant:`, false),
-        );
-        const answer = await generate(`chat ${chat}`, prompt, 24);
-        chats[chat] = join(prompt, tokens(answer, false));
-        for (let side = 0; side < 3; side++)
-          await generate("side", tokens(`Side request ${turn}.${chat}.${side}: ${filler(side, 8)}`), 8);
-      }
-    }
-  },
+  "3 chats, a title request after each turn (4 turns)": threeChats((turn, chat) => [
+    tokens(
+      `### Task: a short title for this chat. ${filler(5, 60)}\n### Chat: ${filler(chat + turn * 3, 25)}\n### Title:`,
+    ),
+  ]),
+  "3 chats, 3 side requests after each turn (4 turns)": threeChats((turn, chat) =>
+    [0, 1, 2].map((side) => tokens(`Side request ${turn}.${chat}.${side}: ${filler(side, 8)}`)),
+  ),
   "1 live chat beside 3 long idle ones, a side request after each turn (16 turns)": async (generate) => {
     for (let idle = 0; idle < 3; idle++) {
       await generate(
-        `idle ${idle}`,
         join(system, tokens(`\nUser: old chat ${idle}: ${filler(idle + 50, 400)}\nAssistant:`, false)),
         8,
       );
@@ -62,13 +57,9 @@ const workloads = {
     let chat = system;
     for (let turn = 0; turn < 16; turn++) {
       const prompt = join(chat, tokens(`\nUser: turn ${turn}: ${filler(turn * 3, 20)}\nAssistant:`, false));
-      const answer = await generate("chat", prompt, 8);
+      const answer = await generate(prompt, 8);
       chat = join(prompt, tokens(answer, false));
-      await generate(
-        "side",
-        tokens(`### Task: suggest follow-up questions. ${filler(turn, 5)}\n### Answer:`),
-        8,
-      );
+      await generate(tokens(`### Task: suggest follow-up questions. ${filler(turn, 5)}\n### Answer:`), 8);
     }
   },
 };
@@ -77,7 +68,7 @@ async function prefilled(workload, sequences, reusePrefix) {
   const context = await model.createContext({ contextSize: 2048, sequences, threads: 1 });
   try {
     const before = context.counters.promptTokensDecoded;
-    await workload(async (_name, prompt, maxTokens) => {
+    await workload(async (prompt, maxTokens) => {
       const result = await context
         .generate(prompt, { temperature: 0, maxTokens, ignoreEos: true, reusePrefix })
         .collect();
