@@ -6,7 +6,7 @@
 // BOS, or a system prompt, with a chat took that chat's sequence while another sat empty, and the chat's
 // next turn prefilled it all again.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
+import type { LlamaContext, LlamaContextOptions } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { loadTinyModel } from "./tiny-model.js";
 
@@ -23,6 +23,19 @@ describe("choosing a sequence for a generation", () => {
   });
   afterAll(() => model.dispose());
 
+  /** A fresh context (512 cells per sequence, 1 thread) for one test, disposed whatever happens. */
+  async function withContext(
+    settings: Pick<LlamaContextOptions, "sequences" | "unifiedKvCache">,
+    test: (context: LlamaContext) => Promise<void>,
+  ): Promise<void> {
+    const fresh = await model.createContext({ contextSize: 512, threads: 1, ...settings });
+    try {
+      await test(fresh);
+    } finally {
+      fresh.dispose();
+    }
+  }
+
   it("keeps a chat's cells when a fresh prompt arrives and another sequence is empty", async () => {
     const history = chat("A long conversation about rivers, stones and gardens, told slowly and with care");
     const first = await context.generate(history, options).collect();
@@ -35,8 +48,7 @@ describe("choosing a sequence for a generation", () => {
   });
 
   it("with none empty, cuts the sequence that loses the fewest cells, keeping a longer history", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
-    try {
+    await withContext({ sequences: 2 }, async (spare) => {
       const long = chat("A long conversation about rivers, stones and gardens, told slowly and with care");
       const a = await spare.generate(long, { ...options, maxTokens: 24 }).collect();
       const b = await spare.generate(chat("Hi"), options).collect();
@@ -46,14 +58,11 @@ describe("choosing a sequence for a generation", () => {
       const next = await spare.generate(turn(long, " and then the rain came"), options).collect();
       expect(next.sequence).toBe(a.sequence);
       expect(next.reusedPromptTokens).toBe(long.length);
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   it("keeps three chats' histories on four sequences with side requests after every turn", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 4, threads: 1 });
-    try {
+    await withContext({ sequences: 4 }, async (spare) => {
       // Three users, each turn followed by three short side requests (a title, tags, follow-ups): every
       // turn finds its chat's cells. Counting a chat as abandoned after 2 × sequences generations (tried)
       // cut them here on nearly every turn, as plain LRU does.
@@ -71,14 +80,11 @@ describe("choosing a sequence for a generation", () => {
           }
         }
       }
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   it("among equal losses, takes the least recently used, counted from a generation's end", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
-    try {
+    await withContext({ sequences: 2 }, async (spare) => {
       // A starts first and ends last; B starts second and ends first. Both end up holding the same number
       // of cells (A: a 20-token prompt and 48 tokens; B: a 67-token prompt and 1), and a fresh prompt
       // shares only BOS with either: equal losses, and B's sequence is the older by its generation's end.
@@ -93,16 +99,13 @@ describe("choosing a sequence for a generation", () => {
       expect(spare.sequenceTokens(long.sequence).length).toBe(spare.sequenceTokens(short.sequence).length);
       const fresh = await spare.generate(tokens(6000, 5), options).collect();
       expect(fresh.sequence).toBe(short.sequence);
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   const system = "You are a careful assistant who answers briefly about rivers and stones. ";
   for (const unifiedKvCache of [false, true]) {
     it(`keeps a chat's history when a new chat shares its system prompt (${unifiedKvCache ? "unified" : "split"} cache)`, async () => {
-      const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1, unifiedKvCache });
-      try {
+      await withContext({ sequences: 2, unifiedKvCache }, async (spare) => {
         const first = chat(`${system}Tell me about the river.`);
         const a = await spare.generate(first, options).collect();
         const b = await spare.generate(chat(`${system}What is a garden?`), options).collect();
@@ -112,15 +115,12 @@ describe("choosing a sequence for a generation", () => {
         const next = await spare.generate(turn(first, " and the sea"), options).collect();
         expect(next.sequence).toBe(a.sequence);
         expect(next.reusedPromptTokens).toBe(first.length);
-      } finally {
-        spare.dispose();
-      }
+      });
     });
   }
 
   it("regenerates, or reads an answer rendered differently, on the chat's own sequence", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
-    try {
+    await withContext({ sequences: 2 }, async (spare) => {
       const prompt = chat(`${system}Tell me about the river.`);
       const a = await spare.generate(prompt, { ...options, maxTokens: 12 }).collect();
       // The same prompt again cuts only the last answer's cells: in place, though a sequence is empty.
@@ -133,14 +133,11 @@ describe("choosing a sequence for a generation", () => {
       expect(rendered.reusedPromptTokens).toBe(prompt.length);
       // Nothing was copied into the empty sequence.
       expect(spare.sequenceTokens(1 - a.sequence)).toHaveLength(0);
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   it("moves a turn whose template dropped the generation prompt to an empty sequence, copying its history", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
-    try {
+    await withContext({ sequences: 2 }, async (spare) => {
       // As a <think> block: the prompt ends with a suffix the next turn's rendering of the history drops,
       // so the next turn does not keep the last prompt whole. It reads like another chat sharing the
       // system prompt (below), so it is not given the sequence; it still reuses its history, copied.
@@ -153,14 +150,11 @@ describe("choosing a sequence for a generation", () => {
       const b = await spare.generate(next, options).collect();
       expect(b.sequence).not.toBe(a.sequence);
       expect(b.reusedPromptTokens).toBeGreaterThanOrEqual(head.length);
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   it("gives a new chat with a long first message an empty sequence, not a short chat's", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
-    try {
+    await withContext({ sequences: 2 }, async (spare) => {
       // A's cache (its prompt and a 1-token answer) is shorter than B's first prompt, and B shares all
       // but a few tokens of A's prompt: still another conversation.
       const first = chat(`${system}Hi.`);
@@ -171,14 +165,11 @@ describe("choosing a sequence for a generation", () => {
       const next = await spare.generate(turn(first, " and the sea"), options).collect();
       expect(next.sequence).toBe(a.sequence);
       expect(next.reusedPromptTokens).toBe(first.length);
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   it("with none empty, lets two chats that open alike cut an idle chat's cells, not each other's", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
-    try {
+    await withContext({ sequences: 2 }, async (spare) => {
       const idle = await spare.generate(chat("An idle chat about the weather"), options).collect();
       const opening = "Explain the difference between ";
       const aPrompt = chat(`${system}${opening}rivers and streams, with examples from many places`);
@@ -191,14 +182,11 @@ describe("choosing a sequence for a generation", () => {
       const next = await spare.generate(turn(aPrompt, " and lakes?"), options).collect();
       expect(next.sequence).toBe(a.sequence);
       expect(next.reusedPromptTokens).toBe(aPrompt.length);
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   it("with none empty, gives a repeated long instruction the last one's sequence, not a chat's", async () => {
-    const spare = await model.createContext({ contextSize: 512, sequences: 2, threads: 1 });
-    try {
+    await withContext({ sequences: 2 }, async (spare) => {
       // Requests that share a long instruction (titles, summaries) beside a chat: each takes the last
       // one's sequence, not the chat's, which plain LRU would evict every time.
       const instruction = "Write a short title for the following conversation, in five words or fewer. ";
@@ -213,20 +201,15 @@ describe("choosing a sequence for a generation", () => {
       const next = await spare.generate(turn(history, " and then the rain came"), options).collect();
       expect(next.sequence).toBe(a.sequence);
       expect(next.reusedPromptTokens).toBe(history.length);
-    } finally {
-      spare.dispose();
-    }
+    });
   });
 
   it("gives the same text whichever sequence it takes", async () => {
     const prompt = chat("The same words on any sequence");
-    const single = await model.createContext({ contextSize: 512, sequences: 1, threads: 1 });
-    try {
+    await withContext({ sequences: 1 }, async (single) => {
       const alone = await single.generate(prompt, options).collect();
       const here = await context.generate(prompt, options).collect();
       expect(here.text).toBe(alone.text);
-    } finally {
-      single.dispose();
-    }
+    });
   });
 });
