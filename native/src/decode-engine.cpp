@@ -174,7 +174,7 @@ void DecodeEngine::finishLocked(const std::shared_ptr<DecodeJob>& job, FinishRea
   job->errorCode = code == nullptr ? "" : code;
   job->errorMessage = message;
   job->finishedAt = Clock::now();
-  // Least recently used counts from a sequence's last generation's end, not its start.
+  // Least recently used counts from a sequence's last generation's end: a free sequence's last event.
   if (job->sequence >= 0) sequenceUsedAt_[static_cast<size_t>(job->sequence)] = ++sequenceUses_;
   active_.erase(std::remove(active_.begin(), active_.end(), job), active_.end());
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), job), waiting_.end());
@@ -195,7 +195,6 @@ void DecodeEngine::assignSequencesLocked() {
     auto job = waiting_.front();
     waiting_.erase(waiting_.begin());
     job->sequence = chooseSequenceLocked(*job);
-    sequenceUsedAt_[static_cast<size_t>(job->sequence)] = ++sequenceUses_;
     active_.push_back(job);
     peakLive_ = std::max(peakLive_, static_cast<int32_t>(active_.size()));
   }
@@ -205,26 +204,16 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
   std::vector<bool> busy(static_cast<size_t>(sequenceCount_), false);
   for (auto& other : active_) busy[static_cast<size_t>(other->sequence)] = true;
   const bool reuses = job.config.reusePrefix && !job.config.promptLogprobs;
-  // Taking a sequence drops its cells from the first token that differs.
-  // 1. A prompt that keeps the whole prompt of a sequence's last generation belongs to that conversation
-  //    (its next turn, a regenerate, an answer the template renders differently, a retry): it takes that
-  //    sequence, cutting only that generation's output. A looser test (all but a few tokens, for
-  //    templates whose next turn drops a `<think>` generation prompt) also let another chat with the same
-  //    system prompt and a longer first message take this chat's sequence; such templates copy instead.
-  // 2. Any other prompt takes an empty sequence, cutting no other conversation's history (startJob still
-  //    copies a shared prefix of 8 or more tokens, a system prompt, in from another sequence).
-  // 3. With none empty, the sequence it would cut the fewest cells of (the least recently used among
-  //    equals): a repeated long instruction takes the last one's sequence, and two chats that open alike
-  //    do not cut each other while an idle chat's sequence holds less. Reviews measured plain LRU and
-  //    "longest shared prefix" against it on serve runs of chats beside title requests: 7,771 and 5,956
-  //    prompt tokens prefilled against 4,591; 7,428 against 5,993 with long titles; 2,123 against 508 for
-  //    chats under a ~500-token system prompt. Weak spot: a long idle history outlives shorter live
-  //    ones. Counting a sequence as abandoned after 2 × sequences generations fixed that and was dropped:
-  //    on a busy server a pausing user's chat looks the same (3 chats, 4 sequences, 3 side requests per
-  //    turn: 20,125 prompt tokens prefilled against 3,251).
-  // Before, a fresh prompt that shared BOS, or a system prompt, with a chat took that chat's sequence
-  // while another sat empty, and the chat's next turn prefilled its whole history again (seconds on a
-  // CPU for the 1B model).
+  // Taking a sequence drops its cells from the first token that differs, so:
+  // 1. a prompt that keeps the whole prompt of a sequence's last generation is that conversation's (its
+  //    next turn, a regenerate, a re-rendered answer, a retry): it takes that sequence and cuts only that
+  //    generation's output;
+  // 2. any other prompt takes an empty sequence, cutting no other conversation's history (startJob copies
+  //    a shared prefix of 8 or more tokens, a system prompt, in from another sequence);
+  // 3. with none empty, the sequence it would cut the fewest cells of, the least recently used among
+  //    equals.
+  // docs/native.md has the rules this replaced and the replays that chose between them, and this one's
+  // weak spot (a long idle history outlives shorter live ones).
   int32_t continued = -1;
   size_t continuedShared = 0;
   int32_t empty = -1;

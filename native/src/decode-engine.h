@@ -125,7 +125,7 @@ class DecodeEngine {
   std::vector<std::shared_ptr<DecodeJob>> waiting_;   // [mutex] FIFO, no sequence yet
   std::vector<std::shared_ptr<DecodeJob>> active_;    // [mutex] holding a sequence
   std::vector<std::vector<llama_token>> sequenceTokens_;    // [mutex] what each sequence's KV cells hold
-  std::vector<uint64_t> sequenceUsedAt_;                    // [mutex] sequenceUses_ when each was last taken
+  std::vector<uint64_t> sequenceUsedAt_;                    // [mutex] sequenceUses_ when each one's last generation ended
   uint64_t sequenceUses_ = 0;                               // [mutex]
   std::vector<size_t> sequencePromptLength_;                // [mutex] the prompt length of each one's last generation
   std::vector<std::shared_ptr<DecodeJob>> undelivered_;  // [mutex] notifications cut off by shutdown
