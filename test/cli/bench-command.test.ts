@@ -160,6 +160,23 @@ describe("tessera bench ttfb --quick", () => {
     expect(readFileSync(join(out, "ttfb.md"), "utf8")).toContain("--order-seed 4242");
   });
 
+  it("refuses a row named twice in --rows, in one line", async () => {
+    const out = outputFolder();
+    const result = await runCli([
+      "bench",
+      "ttfb",
+      "--quick",
+      "--out",
+      out,
+      "--rows",
+      "http-floor,http-floor",
+    ]);
+    expect(result.code).toBe(1);
+    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+    expect(withoutNotices(result.stderr)).toMatch(/--rows names http-floor twice; name each row once/);
+    expect(existsSync(join(out, "ttfb.json"))).toBe(false);
+  });
+
   it("refuses --order-seed with --order fixed in one line naming both", async () => {
     const out = outputFolder();
     const result = await runCli([

@@ -106,9 +106,11 @@ describe.runIf(existsSync("/proc/self/stat"))("tessera bench throughput stopped 
       ["dist/cli/main.js", "bench", "throughput", "--quick", "--threads", "1", "--out", join(folder, "out")],
       { stdio: "ignore", env: { ...process.env, TESSERA_LLAMA_BENCH: standIn } },
     );
+    let standInPid: number | undefined;
     try {
       await expect.poll(() => childRunning(bench.pid!, "sleep"), { timeout: 60_000 }).toBeDefined();
       const child = childRunning(bench.pid!, "sleep")!;
+      standInPid = child;
       const exited = once(bench, "exit");
       bench.kill("SIGTERM");
       const [exitCode, exitSignal] = await exited;
@@ -117,8 +119,8 @@ describe.runIf(existsSync("/proc/self/stat"))("tessera bench throughput stopped 
     } finally {
       // Without the fix the stand-in outlives the bench: kill this bench's own one, found while the bench
       // is its parent, before a failed assertion leaves it behind.
-      const standInPid = childRunning(bench.pid!, "sleep");
-      if (standInPid !== undefined) process.kill(standInPid, "SIGKILL");
+      // The pid seen while the bench was its parent: once the bench is gone the stand-in belongs to init.
+      if (standInPid !== undefined && alive(standInPid)) process.kill(standInPid, "SIGKILL");
       bench.kill("SIGKILL");
       rmSync(folder, { recursive: true, force: true });
     }

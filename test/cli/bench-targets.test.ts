@@ -169,6 +169,24 @@ describe("the HTTP target against a misbehaving server", () => {
     });
   }
 
+  it("fails the run when the first-token timings are not JSON, naming the URL", async () => {
+    const { server, baseUrl } = await serve((request) =>
+      request.url?.startsWith("/debug/") === true
+        ? { status: 200, text: "<html>not timings</html>" }
+        : { status: 200, text: 'data: {"choices":[{"delta":{"content":"a"}}]}\n\ndata: [DONE]\n\n' },
+    );
+    try {
+      const target = new OpenAIHttpTarget({ name: "t", baseUrl, model: "m", firstTokenTimings: true });
+      const run = target.stream({ prompt: "x", maxTokens: 1, signal: AbortSignal.timeout(5000) }, observer());
+      await expect(run).rejects.toThrow(
+        /\/debug\/first-token\/\S+ answered 200 with no JSON: <html>not timings/,
+      );
+      await run.catch((error: unknown) => expect(BenchStreamError.isInstance(error)).toBe(true));
+    } finally {
+      server.close();
+    }
+  });
+
   it("sends completions requests with the prompt when asked", async () => {
     let seenPath = "";
     const { server, baseUrl } = await serve((request) => {

@@ -213,7 +213,12 @@ export class OpenAIHttpTarget implements BenchTarget {
     const text = await BenchHttpClient.text(response);
     if (response.statusCode !== 200)
       throw new BenchStreamError(this.name, `HTTP ${response.statusCode} from ${url}: ${text.slice(0, 200)}`);
-    const served = JSON.parse(text) as ServedFirstTokenTimings;
+    let served: ServedFirstTokenTimings;
+    try {
+      served = JSON.parse(text) as ServedFirstTokenTimings;
+    } catch {
+      throw new BenchStreamError(this.name, `${url} answered 200 with no JSON: ${text.slice(0, 200)}`);
+    }
     return {
       stages: {
         transit: served.arrivedEpochMs - sentEpochMs,

@@ -57,14 +57,17 @@ interface TtfbFlags {
 }
 
 function parseRows(values: ReadonlyArray<string>): LocalRow[] {
-  return values
-    .flatMap((value) => value.split(","))
-    .map((row) => {
-      if (!(localRows as readonly string[]).includes(row)) {
-        throw new Error(`Unknown row "${row}". Rows: ${localRows.join(", ")}.`);
-      }
-      return row as LocalRow;
-    });
+  const rows = values.flatMap((value) => value.split(","));
+  for (const [index, row] of rows.entries()) {
+    if (!(localRows as readonly string[]).includes(row)) {
+      throw new Error(`Unknown row "${row}". Rows: ${localRows.join(", ")}.`);
+    }
+    // A row named twice ran twice per run under one name, and its table counted both as its runs.
+    if (rows.indexOf(row) !== index) {
+      throw new InvalidArgumentError(`--rows names ${row} twice; name each row once`);
+    }
+  }
+  return rows as LocalRow[];
 }
 
 /** Unmeasured runs per row and prompt length before `bench ttfb` measures. */
