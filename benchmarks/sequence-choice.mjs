@@ -80,6 +80,7 @@ async function prefilled(workload, sequences, reusePrefix) {
   }
 }
 
+console.log(`tiny model, 1 thread, greedy; prompt tokens prefilled; ${new Date().toISOString()}`);
 console.log("| workload | 4 sequences | 64 sequences, none evicted | 4 sequences, prefix reuse off |");
 console.log("|---|---:|---:|---:|");
 for (const [name, workload] of Object.entries(workloads)) {
