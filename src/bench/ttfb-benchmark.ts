@@ -11,6 +11,7 @@ import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { comparePaired, type PairedComparison } from "./paired-comparison.js";
 import { type RunOrder, runOrders } from "./run-order.js";
 import { type SampleSummary, summarize } from "./stats.js";
+import { type WarmUpRecord, warmUpTargets } from "./ttfb-warm-up.js";
 import { buildUniquePrompt } from "./unique-prompts.js";
 
 export interface TtfbOptions {
@@ -19,6 +20,14 @@ export interface TtfbOptions {
   maxTokens: number;
   /** Unmeasured runs per target before measuring (model warm-up, first HTTP connection). */
   warmupRuns?: number;
+  /**
+   * Unmeasured short generations per target before any prompt length (default 0), so JavaScript rows are
+   * timed with their request path compiled, as a long-running app or server is (ttfb-warm-up.ts says why).
+   * Each has a new prompt of the shortest length and at most `jitWarmUpMaxTokens` tokens.
+   */
+  jitWarmUp?: number;
+  /** Tokens per warm-up generation (default 4, at most maxTokens). */
+  jitWarmUpMaxTokens?: number;
   /** Per-run limit; a run past it is a failure. */
   runTimeoutMs?: number;
   /** Counts prompt tokens; without it prompt sizes are estimated. */
@@ -89,6 +98,8 @@ export interface TtfbResult {
     runs: number;
     maxTokens: number;
     warmupRuns: number;
+    /** The warm-up generations every row ran before the first prompt length; null when none ran. */
+    jitWarmUp: WarmUpRecord | null;
     promptTokensMeasured: boolean;
     /** The rows' order within each run, and the seed of its shuffles (null for a fixed order). */
     order: RunOrder;
@@ -236,7 +247,9 @@ export async function runTtfbBenchmark(
     }
   }
   const records: TtfbRunRecord[] = [];
-  const total = ready.length * options.promptTokens.length * (options.runs + warmupRuns);
+  const jitWarmUp = options.jitWarmUp ?? 0;
+  const measuredTotal = ready.length * options.promptTokens.length * (options.runs + warmupRuns);
+  const total = ready.length * jitWarmUp + measuredTotal;
   let done = 0;
   let salt = Math.floor(Math.random() * 1e6);
   const order = options.order ?? "shuffled";
@@ -244,7 +257,23 @@ export async function runTtfbBenchmark(
   const orderSeed = order === "fixed" ? null : (options.orderSeed ?? Math.floor(Math.random() * 2 ** 32));
   const nextOrder = runOrders(ready.length, order, orderSeed ?? 0);
   let promptTokensMeasured = options.countTokens !== undefined;
+  let warmUp: WarmUpRecord | null = null;
   try {
+    if (jitWarmUp > 0 && ready.length > 0) {
+      const shortest = Math.min(...options.promptTokens);
+      warmUp = await warmUpTargets(ready, {
+        generations: jitWarmUp,
+        prompt: async () => (await buildUniquePrompt(shortest, salt++, options.countTokens)).text,
+        maxTokens: Math.min(options.jitWarmUpMaxTokens ?? 4, options.maxTokens),
+        runTimeoutMs: timeoutMs,
+        ...(options.signal !== undefined && { signal: options.signal }),
+        onProgress: (warmed) => {
+          done = warmed;
+          options.onProgress?.({ done, total, label: "warm-up (not measured)" });
+        },
+      });
+      done = ready.length * jitWarmUp;
+    }
     for (const promptTokens of options.promptTokens) {
       for (let run = -warmupRuns; run < options.runs; run++) {
         const places = nextOrder();
@@ -306,6 +335,7 @@ export async function runTtfbBenchmark(
       runs: options.runs,
       maxTokens: options.maxTokens,
       warmupRuns,
+      jitWarmUp: warmUp,
       promptTokensMeasured,
       order,
       orderSeed,

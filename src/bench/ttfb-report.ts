@@ -55,11 +55,20 @@ export function ttfbMarkdown(result: TtfbResult): string {
     ),
   );
   const { settings } = result;
+  // Results written before the warm-up existed have no such field.
+  const warmUp = settings.jitWarmUp ?? null;
+  const warmed =
+    warmUp === null
+      ? ""
+      : `${warmUp.generations} JIT warm-up generations per row first (${Math.min(...settings.promptTokens)}-token prompts, ${warmUp.maxTokens} tokens each), then `;
+  const stopped = Object.entries(warmUp?.stopped ?? {}).map(
+    ([row, why]) => `\n\nThe JIT warm-up of ${row} stopped early: ${why.replace(/\.$/, "")}.`,
+  );
   return (
-    `Time to first byte / first token, ${settings.runs} runs per row after ${settings.warmupRuns} warm-up, ` +
+    `Time to first byte / first token, ${warmed}${settings.runs} runs per row after ${settings.warmupRuns} warm-up runs per length, ` +
     `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
     `${settings.order === "shuffled" ? `rows in a new random order each run (--order-seed ${settings.orderSeed})` : "rows in the listed order"}; ` +
-    `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.\n\n${table}`
+    `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}`
   );
 }
 

@@ -140,6 +140,8 @@ describe("tessera bench ttfb --quick", () => {
           "2",
           "--warmup",
           "0",
+          "--jit-warmup",
+          "0",
           "--max-tokens",
           "4",
           "--order-seed",

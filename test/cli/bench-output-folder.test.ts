@@ -36,7 +36,7 @@ describe("tessera bench output folder", () => {
     mkdirSync(committed, { recursive: true });
     writeFileSync(join(committed, "ttfb.json"), "committed\n");
     const args = ["bench", "ttfb", "--model", model, "--rows", "tessera", "--prompt-tokens", "16"];
-    const small = ["--runs", "1", "--max-tokens", "2", "--warmup", "0", "--threads", "1"];
+    const small = ["--runs", "1", "--max-tokens", "2", "--warmup", "0", "--jit-warmup", "0", "--threads", "1"];
 
     const byDefault = await runIn(clone, [...args, ...small]);
     expect(byDefault.stderr).not.toMatch(/Error/);

@@ -47,6 +47,7 @@ interface TtfbFlags {
   runs?: number;
   maxTokens?: number;
   warmup?: number;
+  jitWarmup?: number;
   rows?: string[];
   order: RunOrder;
   orderSeed?: number;
@@ -72,6 +73,11 @@ function parseRows(values: ReadonlyArray<string>): LocalRow[] {
 
 /** Unmeasured runs per row and prompt length before `bench ttfb` measures. */
 const defaultTtfbWarmupRuns = 20;
+/**
+ * Unmeasured short generations per row before the first prompt length: past the ~1,000-1,750 requests
+ * after which V8 has optimized `tessera serve`'s request path (src/bench/ttfb-warm-up.ts).
+ */
+const defaultJitWarmUp = 2000;
 
 async function ttfb(flags: TtfbFlags): Promise<void> {
   if (flags.order === "fixed" && flags.orderSeed !== undefined) {
@@ -85,9 +91,11 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   const runs = flags.runs ?? (quick ? 2 : 10);
   const maxTokens = flags.maxTokens ?? (quick ? 8 : 32);
   // Steady state, as a running server or app is: V8 compiles the request path over the first requests (a
-  // fresh `tessera serve`: first token 65 ms, then 8-12, 5, ~3.5 ms, steady ~2.7 ms from about the 25th;
-  // docs/benchmarks.md), so the figures would otherwise measure Node's JIT, not the stack.
+  // fresh `tessera serve`: first token 65 ms, then 8-12, 5, ~3.5 ms, ~2.7 ms from about the 25th), and
+  // optimizes it only after about a thousand more (docs/benchmarks.md, "Round five"). The JIT warm-up
+  // takes every row past both; the per-length warm-up runs then settle each length's caches.
   const warmupRuns = flags.warmup ?? (quick ? 0 : defaultTtfbWarmupRuns);
+  const jitWarmUp = flags.jitWarmup ?? (quick ? 0 : defaultJitWarmUp);
   const remotes = remoteSpecs(flags.remote ?? []);
   // Speed on random weights is the point here: no "output is noise" notice.
   // The random-weight tiny preset unless --model says otherwise (not the CLI's trained default).
@@ -134,6 +142,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
         runs,
         maxTokens,
         warmupRuns,
+        jitWarmUp,
         ...(countTokens !== undefined && { countTokens }),
         onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
         comparisons: ttfbComparisons(targets),
@@ -214,6 +223,11 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
     .option(
       "--warmup <n>",
       `unmeasured runs per row and length first, so JavaScript rows are measured warm (default ${defaultTtfbWarmupRuns}, 0 with --quick; 0 or 1 show a freshly started process)`,
+      integerArgument(0),
+    )
+    .option(
+      "--jit-warmup <n>",
+      `unmeasured short generations per row before the first length, so V8 has optimized the JavaScript rows' request paths as in a long-running server (default ${defaultJitWarmUp}, 0 with --quick; 0 measures a server in its first minutes)`,
       integerArgument(0),
     )
     .option("--rows <list...>", `local rows to run: ${localRows.join(", ")} (default: all)`)
