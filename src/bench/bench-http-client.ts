@@ -7,9 +7,12 @@
 
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
+import type { Socket } from "node:net";
 
 /** What an error message keeps of a response body; the rest is not read. */
 const maxTextBytes = 64 * 1024;
+/** A server closing a connection this soon after an answer's end closes it after every answer. */
+const closeAfterAnswerMs = 1000;
 
 export interface BenchHttpRequest {
   method: "GET" | "POST";
@@ -24,6 +27,18 @@ export class BenchHttpClient {
   // cpp-httplib close them: a request written into a socket as its server closes it fails.
   readonly #http = new http.Agent({ keepAlive: true, timeout: 4000 });
   readonly #https = new https.Agent({ keepAlive: true, timeout: 4000 });
+  // For servers that close a connection right after answering on it while their headers promised to keep
+  // it (llama-server after a streamed answer: "Keep-Alive: timeout=5, max=100", then a close about a
+  // millisecond later). A request sent in that millisecond goes into the closing socket and fails with
+  // ECONNRESET: run alone, every second llama-server run failed so. Once a server has been seen doing it,
+  // its requests go on a new connection each, which is what such a server costs every client.
+  readonly #httpFresh = new http.Agent({ keepAlive: false });
+  readonly #httpsFresh = new https.Agent({ keepAlive: false });
+  /** Origins seen closing a connection within `closeAfterAnswerMs` of an answer's end. */
+  readonly #closesAfterAnswers = new Set<string>();
+  /** When the last answer read to its end on each socket ended (performance.now()). */
+  readonly #answerEnds = new WeakMap<Socket, number>();
+  #closed = false;
 
   /**
    * Sends the request and resolves with the response as soon as its head arrives; its body is read as
@@ -43,14 +58,23 @@ export class BenchHttpClient {
         url,
         {
           method: request.method,
-          agent: secure ? this.#https : this.#http,
+          agent: this.#closesAfterAnswers.has(url.origin)
+            ? secure
+              ? this.#httpsFresh
+              : this.#httpFresh
+            : secure
+              ? this.#https
+              : this.#http,
           headers: {
             ...request.headers,
             ...(body !== undefined && { "content-length": String(body.length) }),
           },
           signal: request.signal,
         },
-        resolve,
+        (response) => {
+          this.#watchForCloseAfterAnswer(url.origin, response);
+          resolve(response);
+        },
       );
       // `on`, not `once`: a socket reset mid-body can also reach the request after the response resolved
       // (then the body's reader sees it; this reject is a no-op).
@@ -95,9 +119,38 @@ export class BenchHttpClient {
     return Buffer.concat(chunks).subarray(0, maxTextBytes).toString("utf8");
   }
 
+  /** Whether requests to `origin` now go on a new connection each (it closed one right after answering). */
+  freshConnectionsFor(origin: string): boolean {
+    return this.#closesAfterAnswers.has(origin);
+  }
+
+  /**
+   * Marks `origin` when the connection under `response` closes within `closeAfterAnswerMs` of an answer's
+   * end. Only a body read to its end counts (one this client cut short closes its socket itself), and the
+   * agent's own idle timeout (4 s) is far outside the window. One listener per socket, for its lifetime:
+   * a kept-alive socket serves thousands of requests.
+   */
+  #watchForCloseAfterAnswer(origin: string, response: IncomingMessage): void {
+    const socket = response.socket;
+    if (socket === null || this.#closesAfterAnswers.has(origin)) return;
+    if (!this.#answerEnds.has(socket)) {
+      this.#answerEnds.set(socket, Number.NEGATIVE_INFINITY);
+      socket.once("close", () => {
+        const endedAt = this.#answerEnds.get(socket)!;
+        if (!this.#closed && performance.now() - endedAt < closeAfterAnswerMs) {
+          this.#closesAfterAnswers.add(origin);
+        }
+      });
+    }
+    response.once("end", () => this.#answerEnds.set(socket, performance.now()));
+  }
+
   /** Closes the kept-alive sockets. */
   close(): void {
+    this.#closed = true;
     this.#http.destroy();
     this.#https.destroy();
+    this.#httpFresh.destroy();
+    this.#httpsFresh.destroy();
   }
 }

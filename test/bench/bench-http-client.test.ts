@@ -36,6 +36,7 @@ describe("BenchHttpClient", () => {
         "ok",
       ]);
       expect(sockets.size).toBe(1);
+      expect(client.freshConnectionsFor(new URL(url).origin)).toBe(false);
     } finally {
       client.close();
       server.close();
@@ -185,5 +186,37 @@ describe("BenchHttpClient", () => {
     await expect(
       client.request({ method: "GET", url: "ftp://127.0.0.1/x", signal: AbortSignal.timeout(1000) }),
     ).rejects.toThrow(/only http and https URLs.*ftp:/);
+  });
+  it("sends back-to-back requests to a server that closes each connection just after answering", async () => {
+    // As llama-server does after a streamed answer: the headers say keep-alive, then the server closes the
+    // connection a moment after the last chunk. A request written in that moment went into the closing
+    // socket: every second one failed with ECONNRESET.
+    const { server, url } = await listen((request, response, socket) => {
+      request.resume();
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream", "keep-alive": "timeout=5, max=100" });
+        response.write('data: {"choices":[{"text":"a"}]}\n\n');
+        response.end("data: [DONE]\n\n", () => setTimeout(() => socket.destroy(), 2));
+      });
+    });
+    const client = new BenchHttpClient();
+    try {
+      let failed = 0;
+      for (let request = 0; request < 20; request++) {
+        try {
+          expect(await post(client, url)).toContain("[DONE]");
+        } catch (error) {
+          expect(String(error)).toMatch(/kept-alive connection/);
+          failed++;
+        }
+      }
+      // The first answer's close is seen before the second request only if the second waits for it; from
+      // then on every request takes a new connection.
+      expect(failed).toBeLessThanOrEqual(1);
+      expect(client.freshConnectionsFor(new URL(url).origin)).toBe(true);
+    } finally {
+      client.close();
+      server.close();
+    }
   });
 });
