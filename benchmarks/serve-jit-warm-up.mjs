@@ -85,7 +85,9 @@ try {
       ratios = [];
     }
   }
-  console.log(`\nPairs left out for a failed request: ${failed}${failed > 0 ? ` (the first: ${firstFailure})` : ""}.`);
+  console.log(
+    `\nPairs left out for a failed request: ${failed}${failed > 0 ? ` (the first: ${firstFailure})` : ""}.`,
+  );
 } finally {
   await servers.stop();
 }

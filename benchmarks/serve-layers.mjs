@@ -13,7 +13,10 @@
 // The differences between neighbouring rows are the cost of each layer. First token is timed from the
 // request to the first text (bench ttfb's node:http client), streamed, 32 tokens per request; the first --skip rounds are not counted.
 // Run after `npm run build` and `npm run bench:peers`:
-//   node benchmarks/serve-layers.mjs [--model tiny] [--rounds 120] [--skip 10] [--max-tokens 32]
+// `--jit-warmup N` first sends N short requests (2 tokens) to each server, taking turns, so the JavaScript
+// servers are measured with their request paths optimized, as `bench ttfb --jit-warmup` does (V8 optimizes
+// them only after about a thousand requests: benchmarks/serve-jit-warm-up.mjs).
+//   node benchmarks/serve-layers.mjs [--model tiny] [--rounds 120] [--skip 10] [--max-tokens 32] [--jit-warmup 0]
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,9 +30,10 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "120" },
     skip: { type: "string", default: "10" },
     "max-tokens": { type: "string", default: "32" },
+    "jit-warmup": { type: "string", default: "0" },
   },
 });
-for (const name of ["rounds", "skip", "max-tokens"]) {
+for (const name of ["rounds", "skip", "max-tokens", "jit-warmup"]) {
   if (!/^\d+$/.test(values[name])) throw new Error(`--${name} must be a whole number, got ${values[name]}`);
 }
 if (Number(values.rounds) <= Number(values.skip)) {
@@ -56,7 +60,22 @@ try {
   const times = new Map(started.map(({ name }) => [name, []]));
   const ratios = new Map(started.map(({ name }) => [name, []]));
   const failures = new Map(started.map(({ name }) => [name, 0]));
+  // The timed server's requests carry an id, as bench ttfb's do.
+  const headersOf = (server) =>
+    server.name.includes("timings on") ? { "x-tessera-timing-id": randomUUID() } : {};
   let promptNumber = 0;
+  for (let request = 0; request < Number(values["jit-warmup"]); request++) {
+    for (const server of started) {
+      // Failures here (llama-server's error events on the random model's text) are not counted.
+      await firstTextMs(
+        server,
+        promptNumbered(++promptNumber),
+        2,
+        extraBody(server.name),
+        headersOf(server),
+      ).catch(() => {});
+    }
+  }
   const nextOrder = runOrders(started.length, "shuffled", Math.floor(Math.random() * 2 ** 32));
   for (let round = 0; round < Number(values.rounds); round++) {
     // Fisher-Yates (bench ttfb's shuffle): sorting with a random comparator is not uniform, and put
@@ -71,7 +90,7 @@ try {
           promptNumbered(promptNumber),
           Number(values["max-tokens"]),
           extraBody(server.name),
-          server.name.includes("timings on") ? { "x-tessera-timing-id": randomUUID() } : {},
+          headersOf(server),
         );
         roundTimes.set(server.name, ms);
       } catch {
@@ -88,7 +107,7 @@ try {
     }
   }
   console.log(
-    `${values.model}, 1 thread, ${values["max-tokens"]} tokens per request, ${values.rounds} rounds (first ${values.skip} not counted), servers in a new random order each round; ${new Date().toISOString()}`,
+    `${values.model}, 1 thread, ${values["max-tokens"]} tokens per request, ${values["jit-warmup"]} JIT warm-up requests to each server first, ${values.rounds} rounds (first ${values.skip} not counted), servers in a new random order each round; ${new Date().toISOString()}`,
   );
   console.log(
     "| server | first token ms (median) | ÷ llama-server (median of per-round ratios) | runs | failed runs |",

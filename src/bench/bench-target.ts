@@ -35,6 +35,12 @@ export interface BenchTarget {
   readonly name: string;
   /** "in-process" or "http", shown in tables. */
   readonly transport: "in-process" | "http";
+  /**
+   * Whether the row's own serving path runs in V8 on this machine (tessera in-process, node-llama-cpp, a
+   * Node server started here): only such rows get `bench ttfb`'s JIT warm-up. A C++ row has nothing to
+   * compile, and a remote provider would be sent thousands of requests (and billed for them).
+   */
+  readonly jitCompiled?: boolean;
   /** Load the model or start the server; throws BenchTargetUnavailableError to skip the row. */
   prepare(signal: AbortSignal): Promise<void>;
   /** Tokens in `text` for this target's model; used to size the prompts. */

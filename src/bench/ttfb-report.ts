@@ -60,7 +60,7 @@ export function ttfbMarkdown(result: TtfbResult): string {
   const warmed =
     warmUp === null
       ? ""
-      : `${warmUp.generations} JIT warm-up generations per row first (${Math.min(...settings.promptTokens)}-token prompts, ${warmUp.maxTokens} tokens each), then `;
+      : `${warmUp.generations} JIT warm-up generations on each row that runs JavaScript here (${warmUp.rows.length} of them; ${Math.min(...settings.promptTokens)}-token prompts, ${warmUp.maxTokens} tokens each) first, then `;
   const stopped = Object.entries(warmUp?.stopped ?? {}).map(
     ([row, why]) => `\n\nThe JIT warm-up of ${row} stopped early: ${why.replace(/\.$/, "")}.`,
   );

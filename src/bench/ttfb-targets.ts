@@ -62,6 +62,7 @@ function tesseraInProcess(options: TtfbTargetOptions, secondTurn = false): Bench
   return new BackendTarget({
     name: secondTurn ? "tessera (in-process, 2nd turn)" : "tessera (in-process)",
     secondTurn,
+    jitCompiled: true,
     open: async () => {
       const { LlamaCppBackend } = await import("../backends/llamacpp/llama-cpp-backend.js");
       return LlamaCppBackend.create({
@@ -81,13 +82,19 @@ function tesseraInProcess(options: TtfbTargetOptions, secondTurn = false): Bench
 }
 
 /** A row whose server is a child process started in prepare() and stopped in close(). */
+interface ServerRowOptions {
+  extraBody?: Record<string, unknown>;
+  api: "chat" | "completions";
+  secondTurn?: boolean;
+  firstTokenTimings?: boolean;
+  /** A Node server (tessera serve, the HTTP floor): it gets the JIT warm-up. */
+  jitCompiled?: boolean;
+}
+
 function serverRow(
   name: string,
   start: (port: number, signal: AbortSignal) => Promise<ServerProcess>,
-  extraBody?: Record<string, unknown>,
-  api: "chat" | "completions" = "chat",
-  secondTurn = false,
-  firstTokenTimings = false,
+  { extraBody, api, secondTurn = false, firstTokenTimings = false, jitCompiled = false }: ServerRowOptions,
 ) {
   let server: ServerProcess | undefined;
   let port = 0;
@@ -100,6 +107,7 @@ function serverRow(
     api,
     secondTurn,
     firstTokenTimings,
+    jitCompiled,
     ...(extraBody !== undefined && { extraBody }),
     prepare: async (signal) => {
       port = await freePort();
@@ -261,44 +269,63 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
     if (row === "tessera-serve") {
       const name = "tessera serve (HTTP)";
       targets.push(
-        serverRow(
-          name,
-          startTesseraServe(options, name, 1, options.contextSize),
-          servePeerBody,
-          "completions",
-          false,
-          true,
-        ),
+        serverRow(name, startTesseraServe(options, name, 1, options.contextSize), {
+          extraBody: servePeerBody,
+          api: "completions",
+          firstTokenTimings: true,
+          jitCompiled: true,
+        }),
       );
     }
     if (row === "llama-server") {
       const name = "llama-server (HTTP)";
-      targets.push(serverRow(name, startLlamaServer(options, name, 1), llamaServerBody, "completions"));
+      targets.push(
+        serverRow(name, startLlamaServer(options, name, 1), {
+          extraBody: llamaServerBody,
+          api: "completions",
+        }),
+      );
     }
     if (row === "http-floor") {
       // The same request as the serve rows; the server reads and parses it, then answers at once.
-      targets.push(serverRow(httpFloorName, startHttpFloorServer(), servePeerBody, "completions"));
+      targets.push(
+        serverRow(httpFloorName, startHttpFloorServer(), {
+          extraBody: servePeerBody,
+          api: "completions",
+          jitCompiled: true,
+        }),
+      );
     }
     if (row === "tessera-2nd-turn") targets.push(tesseraInProcess(options, true));
     if (row === "tessera-serve-2nd-turn") {
       const name = "tessera serve (HTTP, 2nd turn)";
       const start = startTesseraServe(options, name, 1, options.contextSize * 2);
-      targets.push(serverRow(name, start, servePeerBody, "chat", true, true));
+      targets.push(
+        serverRow(name, start, {
+          extraBody: servePeerBody,
+          api: "chat",
+          secondTurn: true,
+          firstTokenTimings: true,
+          jitCompiled: true,
+        }),
+      );
     }
     if (row === "tessera-serve-4x") {
       const name = `tessera serve (HTTP, ${concurrentRequests} at once)`;
       const start = startTesseraServe(options, name, concurrentRequests, options.contextSize);
-      const inner = serverRow(name, start, servePeerBody, "completions");
+      const inner = serverRow(name, start, {
+        extraBody: servePeerBody,
+        api: "completions",
+        jitCompiled: true,
+      });
       targets.push(new ConcurrentTarget(inner, concurrentRequests));
     }
     if (row === "llama-server-4x") {
       const name = `llama-server (HTTP, ${concurrentRequests} at once)`;
-      const inner = serverRow(
-        name,
-        startLlamaServer(options, name, concurrentRequests),
-        llamaServerBody,
-        "completions",
-      );
+      const inner = serverRow(name, startLlamaServer(options, name, concurrentRequests), {
+        extraBody: llamaServerBody,
+        api: "completions",
+      });
       targets.push(new ConcurrentTarget(inner, concurrentRequests));
     }
   }

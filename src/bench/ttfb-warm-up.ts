@@ -1,14 +1,18 @@
-// Unmeasured short generations on every row before `bench ttfb` measures, so each JavaScript row is timed
-// as a long-running app or server runs, not in the minutes after it started.
+// Unmeasured short generations on the JavaScript rows before `bench ttfb` measures, so each is timed as a
+// long-running app or server runs, not in the minutes after it started.
 //
 // Why so many: V8 runs a request's path in its interpreter and baseline compiler at first, and optimizes a
 // function (TurboFan) only once it has run a budget of bytecode with settled type feedback. A function run
 // once per request (routing, validation, the option mapping, setting a generation up) reaches that after
-// about a thousand requests. `tessera serve` on the tiny model, taking turns with llama-server, 2 tokens
-// a request: first token 2.1-2.2 ms (1.00× llama-server) over requests 1-1,000, falling to 1.7 ms
-// (0.91×) by 1,750 and 1.5 ms (0.88×) by 3,000 (docs/benchmarks.md, "Round five"). A per-length warm-up
-// of 20 runs (--warmup) measured those first requests. C++ rows have nothing to compile, so the warm-up
-// changes only the JavaScript rows; every row gets it, so the comparison stays like for like.
+// a thousand requests or more. `tessera serve` on the tiny model, taking turns with llama-server, 2 tokens
+// a request: 0.97× llama-server's first token over its first 250 requests, 0.90× by 500-1,500, 0.83-0.84×
+// from 2,750 (`node benchmarks/serve-jit-warm-up.mjs`, benchmarks/results/serve-jit-warm-up.md). The 20
+// warm-up runs per length (--warmup) measured those first requests.
+//
+// Only rows whose serving path runs in V8 here are warmed (BenchTarget.jitCompiled). A C++ row has nothing
+// to compile, and llama-server with 4 slots got slower over the same thousands of requests (first token
+// 6.5 → 14.0 ms at 16 tokens): warming it would have measured that, not the stack at its best. A remote
+// provider would be sent thousands of requests.
 import type { BenchTarget } from "./bench-target.js";
 
 export interface WarmUpOptions {
@@ -28,8 +32,10 @@ export interface WarmUpOptions {
 }
 
 export interface WarmUpRecord {
-  /** Generations run per row (the same for every row that did not stop early). */
+  /** Generations run per warmed row (the same for every row that did not stop early). */
   generations: number;
+  /** The rows warmed: those whose serving path runs in V8 here (BenchTarget.jitCompiled). */
+  rows: string[];
   maxTokens: number;
   /** Warm-up generations that failed, per row that had any. */
   failed: Record<string, number>;
@@ -41,16 +47,19 @@ export interface WarmUpRecord {
 }
 
 /**
- * Runs `generations` generations on each target, round-robin (each round starts one row later, so no row is
+ * Runs `generations` generations on each target that runs JavaScript here (BenchTarget.jitCompiled),
+ * round-robin (each round starts one row later, so no row is
  * always warmed right after the same other row). Failures are counted, not thrown: llama-server ends some
  * streams of the random model's text with an error, as in the measured runs. An abort rethrows.
  */
 export async function warmUpTargets(
-  targets: ReadonlyArray<BenchTarget>,
+  all: ReadonlyArray<BenchTarget>,
   options: WarmUpOptions,
 ): Promise<WarmUpRecord> {
+  const targets = all.filter((target) => target.jitCompiled === true);
   const record: WarmUpRecord = {
     generations: options.generations,
+    rows: targets.map((target) => target.name),
     maxTokens: options.maxTokens,
     failed: {},
     stopped: {},

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { BenchTarget, StreamRequest } from "../../src/bench/bench-target.js";
 import { runTtfbBenchmark } from "../../src/bench/ttfb-benchmark.js";
 import { ttfbMarkdown } from "../../src/bench/ttfb-report.js";
+import { localRows, ttfbTargets } from "../../src/bench/ttfb-targets.js";
 import { linesOf, runCli, withoutNotices } from "../cli/support/run-cli.js";
 
 interface Call {
@@ -15,11 +16,17 @@ interface Call {
   request: StreamRequest;
 }
 
-function recordingTargets(names: string[], calls: Call[], failing: ReadonlySet<string> = new Set()) {
+function recordingTargets(
+  names: string[],
+  calls: Call[],
+  failing: ReadonlySet<string> = new Set(),
+  compiled: (name: string) => boolean = () => true,
+) {
   return names.map(
     (name): BenchTarget => ({
       name,
       transport: "in-process",
+      jitCompiled: compiled(name),
       async prepare() {},
       async close() {},
       async stream(request, observer) {
@@ -62,12 +69,18 @@ describe("bench ttfb JIT warm-up", () => {
     // Then the measured schedule, untouched: 2 lengths × (1 warm-up + 2 runs) × 3 rows.
     expect(calls).toHaveLength(15 + 18);
     expect(result.runs).toHaveLength(12);
-    expect(result.settings.jitWarmUp).toEqual({ generations: 5, maxTokens: 4, failed: {}, stopped: {} });
+    expect(result.settings.jitWarmUp).toEqual({
+      generations: 5,
+      rows: ["a", "b", "c"],
+      maxTokens: 4,
+      failed: {},
+      stopped: {},
+    });
     expect(total).toBe(15 + 18);
     expect(progress.at(-1)).toBe(total);
     expect([...progress].sort((x, y) => x - y)).toEqual(progress);
     expect(ttfbMarkdown(result)).toMatch(
-      /5 JIT warm-up generations per row first \(16-token prompts, 4 tokens each\), then 2 runs per row/,
+      /5 JIT warm-up generations on each row that runs JavaScript here \(3 of them; 16-token prompts, 4 tokens each\) first, then 2 runs per row/,
     );
   });
 
@@ -96,6 +109,42 @@ describe("bench ttfb JIT warm-up", () => {
     expect(ttfbMarkdown(result)).toContain(
       "The JIT warm-up of down stopped early: 10 warm-up generations failed in a row; the last: down refused the request.",
     );
+  });
+
+  it("warms only the rows that run JavaScript here: never a C++ row or a remote provider", async () => {
+    const calls: Call[] = [];
+    const result = await runTtfbBenchmark(
+      recordingTargets(["tessera", "llama-server", "remote"], calls, new Set(), (name) => name === "tessera"),
+      { promptTokens: [16], runs: 1, maxTokens: 2, warmupRuns: 0, jitWarmUp: 25, order: "fixed" },
+    );
+    expect(calls.slice(0, 25).every((call) => call.name === "tessera")).toBe(true);
+    expect(calls.slice(25).map((call) => call.name)).toEqual(["tessera", "llama-server", "remote"]);
+    expect(result.settings.jitWarmUp!.rows).toEqual(["tessera"]);
+  });
+
+  it("bench ttfb's rows: the ones in V8 here are warmed; llama-server, the C++ runner and remotes are not", () => {
+    const targets = ttfbTargets({
+      modelPath: "unused.gguf",
+      modelId: "tiny",
+      threads: 1,
+      contextSize: 512,
+      rows: localRows,
+      remotes: [{ name: "provider", baseUrl: "https://example.invalid/v1", model: "m" }],
+    });
+    const warmed = Object.fromEntries(targets.map((target) => [target.name, target.jitCompiled === true]));
+    expect(warmed).toEqual({
+      "tessera (in-process)": true,
+      "node-llama-cpp (in-process)": true,
+      "greedy runner (C++)": false,
+      "tessera serve (HTTP)": true,
+      "llama-server (HTTP)": false,
+      "HTTP floor (no model)": true,
+      "tessera (in-process, 2nd turn)": true,
+      "tessera serve (HTTP, 2nd turn)": true,
+      "tessera serve (HTTP, 4 at once)": true,
+      "llama-server (HTTP, 4 at once)": false,
+      "remote: provider": false,
+    });
   });
 
   it("an abort during the warm-up ends the benchmark", async () => {
@@ -138,9 +187,15 @@ describe("bench ttfb JIT warm-up", () => {
       expect(withoutNotices(result.stderr)).not.toMatch(/rror/);
       expect(result.code).toBe(0);
       const json = JSON.parse(readFileSync(join(out, "ttfb.json"), "utf8"));
-      expect(json.settings.jitWarmUp).toEqual({ generations: 7, maxTokens: 2, failed: {}, stopped: {} });
+      expect(json.settings.jitWarmUp).toEqual({
+        generations: 7,
+        rows: ["HTTP floor (no model)"],
+        maxTokens: 2,
+        failed: {},
+        stopped: {},
+      });
       expect(readFileSync(join(out, "ttfb.md"), "utf8")).toContain(
-        "7 JIT warm-up generations per row first (16-token prompts, 2 tokens each)",
+        "7 JIT warm-up generations on each row that runs JavaScript here (1 of them; 16-token prompts, 2 tokens each) first",
       );
     });
 

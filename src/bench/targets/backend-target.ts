@@ -15,6 +15,8 @@ import { inProcessStages } from "../first-token-stages.js";
 export interface BackendTargetOptions {
   name: string;
   transport?: "in-process" | "http";
+  /** Whether the backend runs here in V8 (BenchTarget.jitCompiled); false for one that calls a provider. */
+  jitCompiled?: boolean;
   /** Creates the backend (loads the model); called once in prepare(). */
   open(signal: AbortSignal): Promise<Backend>;
   /** Releases it; called once in close(). */
@@ -35,6 +37,7 @@ export const secondTurnMessage = "Thank you. Now say it again in other words.";
 export class BackendTarget implements BenchTarget {
   readonly name: string;
   readonly transport: "in-process" | "http";
+  readonly jitCompiled: boolean;
   readonly #options: BackendTargetOptions;
   #backend: Backend | undefined;
   #history: Context | undefined;
@@ -42,6 +45,7 @@ export class BackendTarget implements BenchTarget {
   constructor(options: BackendTargetOptions) {
     this.name = options.name;
     this.transport = options.transport ?? "in-process";
+    this.jitCompiled = options.jitCompiled === true;
     this.#options = options;
   }
 

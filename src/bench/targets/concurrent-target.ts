@@ -7,6 +7,7 @@ import { median } from "../stats.js";
 export class ConcurrentTarget implements BenchTarget {
   readonly name: string;
   readonly transport: "in-process" | "http";
+  readonly jitCompiled: boolean;
   readonly #inner: BenchTarget;
   readonly #requests: number;
 
@@ -15,6 +16,7 @@ export class ConcurrentTarget implements BenchTarget {
     this.#requests = requests;
     this.name = inner.name;
     this.transport = inner.transport;
+    this.jitCompiled = inner.jitCompiled === true;
   }
 
   prepare(signal: AbortSignal): Promise<void> {

@@ -22,6 +22,7 @@ export interface NodeLlamaCppTargetOptions {
 
 export class NodeLlamaCppTarget implements BenchTarget {
   readonly transport = "in-process" as const;
+  readonly jitCompiled = true;
   readonly name: string;
   readonly #options: NodeLlamaCppTargetOptions;
   #llama: Llama | undefined;

@@ -35,6 +35,8 @@ export interface OpenAIHttpTargetOptions {
    * x-tessera-timing-id header on each request, then GET /debug/first-token/<id> after its stream.
    */
   firstTokenTimings?: boolean;
+  /** Whether the server is a Node process started here (BenchTarget.jitCompiled); never a remote one. */
+  jitCompiled?: boolean;
   /** Extra request fields, e.g. { ignore_eos: true } for llama-server. */
   extraBody?: Record<string, unknown>;
   /** Runs before the first request (start a server); may throw BenchTargetUnavailableError. */
@@ -51,12 +53,14 @@ interface StreamChunk {
 export class OpenAIHttpTarget implements BenchTarget {
   readonly transport = "http" as const;
   readonly name: string;
+  readonly jitCompiled: boolean;
   readonly #options: OpenAIHttpTargetOptions;
   readonly #client = new BenchHttpClient();
   #history: ChatMessage[] | undefined;
 
   constructor(options: OpenAIHttpTargetOptions) {
     this.name = options.name;
+    this.jitCompiled = options.jitCompiled === true;
     this.#options = options;
   }
 
