@@ -198,6 +198,19 @@ describe("tessera bench ttfb --quick", () => {
     expect(existsSync(join(out, "ttfb.json"))).toBe(false);
   });
 
+  it("refuses a bad --rows or --remote before it makes the --out folder", async () => {
+    for (const [flag, value, message] of [
+      ["--rows", "nope", /Unknown row "nope"/],
+      ["--remote", "ftp://x,model", /Invalid remote "ftp:\/\/x,model"/],
+    ] as const) {
+      const out = join(outputFolder(), "not-yet");
+      const result = await runCli(["bench", "ttfb", "--quick", "--out", out, flag, value]);
+      expect(result.code).toBe(1);
+      expect(withoutNotices(result.stderr)).toMatch(message);
+      expect(existsSync(out), `${flag} ${value}`).toBe(false);
+    }
+  });
+
   it("rejects a bad remote spec in one line, before any work", async () => {
     const out = outputFolder();
     const result = await runCli(["bench", "ttfb", "--quick", "--out", out, "--remote", "ftp://x,model"]);

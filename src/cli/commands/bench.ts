@@ -85,6 +85,9 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
       "--order-seed seeds the shuffles of --order shuffled; drop it with --order fixed",
     );
   }
+  // Every flag is checked before --out's folder is made: a refused command leaves nothing behind.
+  const rows = flags.rows ? parseRows(flags.rows) : localRows;
+  const remotes = remoteSpecs(flags.remote ?? []);
   await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
   const promptTokens = flags.promptTokens ?? (quick ? [16, 64] : [16, 256, 1024]);
@@ -96,7 +99,6 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   // takes every row past both; the per-length warm-up runs then settle each length's caches.
   const warmupRuns = flags.warmup ?? (quick ? 0 : defaultTtfbWarmupRuns);
   const jitWarmUp = flags.jitWarmup ?? (quick ? 0 : defaultJitWarmUp);
-  const remotes = remoteSpecs(flags.remote ?? []);
   // Speed on random weights is the point here: no "output is noise" notice.
   // The random-weight tiny preset unless --model says otherwise (not the CLI's trained default).
   const modelPath = await resolveModelPath(flags.model ?? "tiny", {
@@ -106,7 +108,6 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   // Room for the longest prompt, the answer and the chat template, in llama.cpp's 256-cell steps.
   const contextSize =
     flags.contextSize ?? Math.ceil((Math.max(...promptTokens) + maxTokens + 64) / 256) * 256;
-  const rows = flags.rows ? parseRows(flags.rows) : localRows;
   const targets = ttfbTargets({
     modelPath,
     modelId: flags.model ?? "tiny",
