@@ -68,8 +68,40 @@ export function ttfbMarkdown(result: TtfbResult): string {
     `Time to first byte / first token, ${warmed}${settings.runs} runs per row after ${settings.warmupRuns} warm-up runs per length, ` +
     `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
     `${settings.order === "shuffled" ? `rows in a new random order each run (--order-seed ${settings.orderSeed})` : "rows in the listed order"}; ` +
-    `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}`
+    `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}${failedRunsMarkdown(result)}`
   );
+}
+
+/** Longest error message quoted under the table; the whole one is in the JSON's runs[].error. */
+const quotedErrorLength = 300;
+
+/**
+ * Why runs failed, under the table: per row, its failed runs and its most common error (first line),
+ * so a row that failed every run says why without opening the JSON. "" when no run failed.
+ */
+function failedRunsMarkdown(result: TtfbResult): string {
+  const byRow = new Map<string, { failed: number; runs: number; messages: Map<string, number> }>();
+  for (const run of result.runs) {
+    const row = byRow.get(run.target) ?? { failed: 0, runs: 0, messages: new Map<string, number>() };
+    byRow.set(run.target, row);
+    row.runs++;
+    if (run.ok) continue;
+    row.failed++;
+    const message = (run.error ?? "no message").split("\n")[0]!;
+    row.messages.set(message, (row.messages.get(message) ?? 0) + 1);
+  }
+  const lines: string[] = [];
+  for (const [target, { failed, runs, messages }] of byRow) {
+    if (failed === 0) continue;
+    const [message, count] = [...messages].sort((a, b) => b[1] - a[1])[0]!;
+    const quoted = message.length > quotedErrorLength ? `${message.slice(0, quotedErrorLength)}…` : message;
+    const other = messages.size - 1;
+    const others = other > 0 ? ` (${count} of them; ${other} other message${other === 1 ? "" : "s"})` : "";
+    lines.push(`- ${target}: ${failed} of ${runs} runs failed${others}: ${quoted}`);
+  }
+  return lines.length === 0
+    ? ""
+    : `\n\nFailed runs (counted in the errors column, left out of every figure; each run's message is in the JSON's \`runs[].error\`):\n\n${lines.join("\n")}`;
 }
 
 /** The run-by-run comparisons of `bench ttfb`, or "" when no pair of rows ran. */
