@@ -2,6 +2,7 @@
 //   --remote "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY"     (base URL, model, name of the key's variable)
 //   TESSERA_BENCH_REMOTES="http://gpu-box:8000/v1,meta-llama/Llama-3.2-1B http://localhost:11434/v1,llama3.2"
 // The key itself is read from the named variable, never from the command line (it would show in `ps`).
+import { BenchHttpClient } from "./bench-http-client.js";
 import { InvalidRemoteSpecError } from "./errors/invalid-remote-spec-error.js";
 import { OpenAIHttpTarget } from "./targets/openai-http-target.js";
 
@@ -52,17 +53,35 @@ export function remoteTarget(spec: RemoteSpec): OpenAIHttpTarget {
     ...(spec.apiKey !== undefined && { apiKey: spec.apiKey }),
     prepare: async (signal) => {
       // One request up front so that an unreachable or misconfigured provider skips its row with a reason.
-      const response = await fetch(`${spec.baseUrl.replace(/\/+$/, "")}/models`, {
-        headers: spec.apiKey ? { authorization: `Bearer ${spec.apiKey}` } : {},
-        signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
-      }).catch((error: unknown) => {
-        throw new Error(
-          `cannot reach ${spec.baseUrl}: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      });
-      await response.arrayBuffer();
-      if (response.status === 401 || response.status === 403)
-        throw new Error(`HTTP ${response.status}: check the API key`);
+      // The rows' own client: a redirect is named rather than followed (fetch followed it here and then
+      // measured a different URL), and an error body is read only as far as a message needs.
+      const url = `${spec.baseUrl.replace(/\/+$/, "")}/models`;
+      const client = new BenchHttpClient();
+      try {
+        const response = await client
+          .request({
+            method: "GET",
+            url,
+            headers: spec.apiKey ? { authorization: `Bearer ${spec.apiKey}` } : {},
+            signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
+          })
+          .catch((error: unknown) => {
+            throw new Error(
+              `cannot reach ${spec.baseUrl}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          });
+        await BenchHttpClient.text(response);
+        const status = response.statusCode ?? 0;
+        if (status === 401 || status === 403) throw new Error(`HTTP ${status}: check the API key`);
+        const location = response.headers.location;
+        if (status >= 300 && status < 400) {
+          throw new Error(
+            `HTTP ${status} from ${url}${location === undefined ? "" : ` (Location: ${location})`}: give the base URL it points to`,
+          );
+        }
+      } finally {
+        client.close();
+      }
     },
   });
 }

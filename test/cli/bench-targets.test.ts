@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { BenchStreamError } from "../../src/bench/errors/bench-stream-error.js";
 import { BenchTargetUnavailableError } from "../../src/bench/errors/bench-target-unavailable-error.js";
 import { InvalidRemoteSpecError } from "../../src/bench/errors/invalid-remote-spec-error.js";
-import { parseRemoteSpec, remoteSpecs } from "../../src/bench/remote-targets.js";
+import { parseRemoteSpec, remoteSpecs, remoteTarget } from "../../src/bench/remote-targets.js";
 import { freePort, ServerProcess } from "../../src/bench/server-process.js";
 import { OpenAIHttpTarget } from "../../src/bench/targets/openai-http-target.js";
 
@@ -28,6 +28,36 @@ describe("remote provider specs", () => {
       TESSERA_BENCH_REMOTES: " http://b:2/v1,m2  http://c:3/v1,m3 ",
     });
     expect(specs.map((spec) => spec.model)).toEqual(["m1", "m2", "m3"]);
+  });
+
+  it("probes GET /models before the runs: a redirect, a refused key or a closed port skip the row with a reason", async () => {
+    const server = createServer((request, response) => {
+      if (request.url === "/moved/v1/models") {
+        response.writeHead(301, { location: "https://elsewhere.example/v1/models" }).end();
+      } else if (request.url === "/locked/v1/models") {
+        response.writeHead(401).end('{"error":"no"}');
+      } else {
+        response.writeHead(200, { "content-type": "application/json" }).end('{"data":[]}');
+      }
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const probe = (baseUrl: string) =>
+      remoteTarget({ name: "p", baseUrl, model: "m" }).prepare(new AbortController().signal);
+    try {
+      await expect(probe(`${base}/ok/v1`)).resolves.toBeUndefined();
+      await expect(probe(`${base}/moved/v1`)).rejects.toThrow(
+        `HTTP 301 from ${base}/moved/v1/models (Location: https://elsewhere.example/v1/models): give the base URL it points to`,
+      );
+      await expect(probe(`${base}/locked/v1`)).rejects.toThrow("HTTP 401: check the API key");
+      const closed = await freePort();
+      await expect(probe(`http://127.0.0.1:${closed}/v1`)).rejects.toThrow(
+        new RegExp(`cannot reach http://127.0.0.1:${closed}/v1: GET .* failed after \\d+ ms: ECONNREFUSED`),
+      );
+    } finally {
+      server.close();
+    }
   });
 
   const bad: Array<[string, RegExp]> = [
