@@ -77,9 +77,15 @@ try {
       // llama-server ends some streams of the random model's text with an error: that pair is left out.
       failed++;
     }
-    if (request % window === 0) {
+    // A full window, or the last part of one.
+    if (request % window === 0 || request === Number(values.requests)) {
+      const from = request - ((request - 1) % window);
+      if (times.length === 0) {
+        console.log(`| ${from}-${request} | n/a | n/a | 0 |`);
+        continue;
+      }
       console.log(
-        `| ${request - window + 1}-${request} | ${median(times).toFixed(2)} | ${median(ratios).toFixed(2)}× | ${times.length} |`,
+        `| ${from}-${request} | ${median(times).toFixed(2)} | ${median(ratios).toFixed(2)}× | ${times.length} |`,
       );
       times = [];
       ratios = [];

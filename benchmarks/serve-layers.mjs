@@ -13,9 +13,10 @@
 // The differences between neighbouring rows are the cost of each layer. First token is timed from the
 // request to the first text (bench ttfb's node:http client), streamed, 32 tokens per request; the first --skip rounds are not counted.
 // Run after `npm run build` and `npm run bench:peers`:
-// `--jit-warmup N` first sends N short requests (2 tokens) to each server, taking turns, so the JavaScript
-// servers are measured with their request paths optimized, as `bench ttfb --jit-warmup` does (V8 optimizes
-// them only after about a thousand requests: benchmarks/serve-jit-warm-up.mjs).
+// `--jit-warmup N` first sends N short requests (2 tokens) to each Node server, taking turns, so they are
+// measured with their request paths optimized, as `bench ttfb --jit-warmup` does (V8 optimizes them only
+// after a thousand requests or more: benchmarks/serve-jit-warm-up.mjs). llama-server is not warmed: it has
+// nothing to compile, and it got slower over thousands of requests (results/llama-server-warmed-2026-12-02/).
 //   node benchmarks/serve-layers.mjs [--model tiny] [--rounds 120] [--skip 10] [--max-tokens 32] [--jit-warmup 0]
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -64,16 +65,15 @@ try {
   const headersOf = (server) =>
     server.name.includes("timings on") ? { "x-tessera-timing-id": randomUUID() } : {};
   let promptNumber = 0;
+  const warmed = started.filter(({ name }) => name !== "llama-server");
+  const warmUpFailures = new Map();
   for (let request = 0; request < Number(values["jit-warmup"]); request++) {
-    for (const server of started) {
-      // Failures here (llama-server's error events on the random model's text) are not counted.
-      await firstTextMs(
-        server,
-        promptNumbered(++promptNumber),
-        2,
-        extraBody(server.name),
-        headersOf(server),
-      ).catch(() => {});
+    for (const server of warmed) {
+      await firstTextMs(server, promptNumbered(++promptNumber), 2, {}, headersOf(server)).catch((error) => {
+        const failure = warmUpFailures.get(server.name) ?? { count: 0, first: error.message };
+        failure.count++;
+        warmUpFailures.set(server.name, failure);
+      });
     }
   }
   const nextOrder = runOrders(started.length, "shuffled", Math.floor(Math.random() * 2 ** 32));
@@ -107,8 +107,11 @@ try {
     }
   }
   console.log(
-    `${values.model}, 1 thread, ${values["max-tokens"]} tokens per request, ${values["jit-warmup"]} JIT warm-up requests to each server first, ${values.rounds} rounds (first ${values.skip} not counted), servers in a new random order each round; ${new Date().toISOString()}`,
+    `${values.model}, 1 thread, ${values["max-tokens"]} tokens per request, ${values["jit-warmup"]} JIT warm-up requests to each Node server first, ${values.rounds} rounds (first ${values.skip} not counted), servers in a new random order each round; ${new Date().toISOString()}`,
   );
+  for (const [name, { count, first }] of warmUpFailures) {
+    console.log(`${count} warm-up requests to ${name} failed; the first: ${first}`);
+  }
   console.log(
     "| server | first token ms (median) | ÷ llama-server (median of per-round ratios) | runs | failed runs |",
   );

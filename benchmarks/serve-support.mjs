@@ -135,6 +135,8 @@ const client = new BenchHttpClient();
  * naming the server when it answers an error or no text.
  */
 export async function firstTextMs(server, prompt, maxTokens, extraBody = {}, extraHeaders = {}) {
+  // Untimed: a server that may close its connection after answering (llama-server) has done so first.
+  await client.settle(`${server.base}/v1/completions`);
   const startedAt = performance.now();
   let first = null;
   try {

@@ -11,8 +11,16 @@ import type { Socket } from "node:net";
 
 /** What an error message keeps of a response body; the rest is not read. */
 const maxTextBytes = 64 * 1024;
-/** A server closing a connection this soon after an answer's end closes it after every answer. */
+/** A server that ends a connection this soon after an answer on it, unannounced, ended it because of it. */
 const closeAfterAnswerMs = 1000;
+/** Unannounced closes after an answer, with no kept connection reused in between, before the switch. */
+const closesBeforeFreshConnections = 2;
+/**
+ * Until a server has shown whether it keeps connections, a request waits this long after the last
+ * answer's end (settle()), outside the timed span: a server that closes after answering does it within
+ * about a millisecond, and a request written into the closing connection would fail.
+ */
+const settleMs = 10;
 
 export interface BenchHttpRequest {
   method: "GET" | "POST";
@@ -22,6 +30,26 @@ export interface BenchHttpRequest {
   signal: AbortSignal;
 }
 
+/** Per origin: how its server treated kept-alive connections so far. */
+interface OriginConnections {
+  /** A kept connection carried a second answer: the server keeps connections. */
+  keeps: boolean;
+  /** Unannounced closes right after an answer since a kept connection last carried another answer. */
+  closesInARow: number;
+  /** Set once: this origin's requests go on a new connection each. */
+  fresh: boolean;
+  /** When the last answer from this origin ended (performance.now()). */
+  lastAnswerEnd: number;
+}
+
+export interface BenchHttpClientOptions {
+  /**
+   * A new connection for every request (default false: kept-alive connections). For comparing servers
+   * that keep connections with one that closes them after each answer, on equal terms.
+   */
+  newConnections?: boolean;
+}
+
 export class BenchHttpClient {
   // Idle sockets are dropped after 4 s, before the 5 s after which Node's server and llama-server's
   // cpp-httplib close them: a request written into a socket as its server closes it fails.
@@ -29,16 +57,25 @@ export class BenchHttpClient {
   readonly #https = new https.Agent({ keepAlive: true, timeout: 4000 });
   // For servers that close a connection right after answering on it while their headers promised to keep
   // it (llama-server after a streamed answer: "Keep-Alive: timeout=5, max=100", then a close about a
-  // millisecond later). A request sent in that millisecond goes into the closing socket and fails with
-  // ECONNRESET: run alone, every second llama-server run failed so. Once a server has been seen doing it,
-  // its requests go on a new connection each, which is what such a server costs every client.
+  // millisecond later). A request sent in that millisecond went into the closing socket and failed with
+  // ECONNRESET: run alone, every second llama-server run failed so. settle() waits out that millisecond
+  // until the server has shown what it does; once it has closed twice right after answering, with no kept
+  // connection reused in between, its requests go on a new connection each, which is what such a server
+  // costs every client. A server that closes now and then (after N requests per connection) keeps its
+  // connections. connectionNote() says which servers were treated so.
   readonly #httpFresh = new http.Agent({ keepAlive: false });
   readonly #httpsFresh = new https.Agent({ keepAlive: false });
-  /** Origins seen closing a connection within `closeAfterAnswerMs` of an answer's end. */
-  readonly #closesAfterAnswers = new Set<string>();
-  /** When the last answer read to its end on each socket ended (performance.now()). */
-  readonly #answerEnds = new WeakMap<Socket, number>();
+  readonly #origins = new Map<string, OriginConnections>();
+  /** The last answer read to its end on each socket: its origin and when it ended (performance.now()). */
+  readonly #answerEnds = new WeakMap<Socket, { origin: string; endedAt: number }>();
+  /** Sockets with an 'end' listener. */
+  readonly #watched = new WeakSet<Socket>();
   #closed = false;
+  readonly #newConnections: boolean;
+
+  constructor(options: BenchHttpClientOptions = {}) {
+    this.#newConnections = options.newConnections === true;
+  }
 
   /**
    * Sends the request and resolves with the response as soon as its head arrives; its body is read as
@@ -58,13 +95,14 @@ export class BenchHttpClient {
         url,
         {
           method: request.method,
-          agent: this.#closesAfterAnswers.has(url.origin)
-            ? secure
-              ? this.#httpsFresh
-              : this.#httpFresh
-            : secure
-              ? this.#https
-              : this.#http,
+          agent:
+            this.#newConnections || this.#origin(url.origin).fresh
+              ? secure
+                ? this.#httpsFresh
+                : this.#httpFresh
+              : secure
+                ? this.#https
+                : this.#http,
           headers: {
             ...request.headers,
             ...(body !== undefined && { "content-length": String(body.length) }),
@@ -72,7 +110,7 @@ export class BenchHttpClient {
           signal: request.signal,
         },
         (response) => {
-          this.#watchForCloseAfterAnswer(url.origin, response);
+          this.#watchConnection(url.origin, outgoing.reusedSocket, response);
           resolve(response);
         },
       );
@@ -119,30 +157,73 @@ export class BenchHttpClient {
     return Buffer.concat(chunks).subarray(0, maxTextBytes).toString("utf8");
   }
 
-  /** Whether requests to `origin` now go on a new connection each (it closed one right after answering). */
+  /**
+   * Waits, when `url`'s server has not yet shown whether it keeps connections, until `settleMs` after its
+   * last answer ended, so that a server closing the connection has done so and the next request takes a
+   * new one. Call it before the timed span: it returns at once for a server whose behaviour is known.
+   */
+  async settle(url: string): Promise<void> {
+    if (this.#newConnections) return;
+    const origin = this.#origins.get(new URL(url).origin);
+    if (origin === undefined || origin.keeps || origin.fresh) return;
+    const wait = origin.lastAnswerEnd + settleMs - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
+  /** Whether requests to `origin` now go on a new connection each (it closed them right after answering). */
   freshConnectionsFor(origin: string): boolean {
-    return this.#closesAfterAnswers.has(origin);
+    return this.#origins.get(origin)?.fresh === true;
+  }
+
+  /** For a benchmark's notes: what `origin`'s server did with kept connections; null when it kept them. */
+  connectionNote(origin: string): string | null {
+    return this.freshConnectionsFor(origin)
+      ? "the server closed each connection right after answering on it, though its headers said keep-alive, so its requests opened a new connection each"
+      : null;
+  }
+
+  #origin(key: string): OriginConnections {
+    let origin = this.#origins.get(key);
+    if (origin === undefined) {
+      origin = { keeps: false, closesInARow: 0, fresh: false, lastAnswerEnd: Number.NEGATIVE_INFINITY };
+      this.#origins.set(key, origin);
+    }
+    return origin;
   }
 
   /**
-   * Marks `origin` when the connection under `response` closes within `closeAfterAnswerMs` of an answer's
-   * end. Only a body read to its end counts (one this client cut short closes its socket itself), and the
-   * agent's own idle timeout (4 s) is far outside the window. One listener per socket, for its lifetime:
-   * a kept-alive socket serves thousands of requests.
+   * Follows the connection under `response`. A server that ends it (FIN: the socket's 'end') within
+   * `closeAfterAnswerMs` of an answer's end, without having said `Connection: close`, closed it after
+   * answering; a reused connection that carries another answer shows that it keeps them. A socket this
+   * client destroys (a body cut at 64 KiB, an abort) or the agent drops as idle (after 4 s) gets no 'end'
+   * from the server in the window, so it never counts. One listener per socket, for its lifetime.
    */
-  #watchForCloseAfterAnswer(origin: string, response: IncomingMessage): void {
-    const socket = response.socket;
-    if (socket === null || this.#closesAfterAnswers.has(origin)) return;
-    if (!this.#answerEnds.has(socket)) {
-      this.#answerEnds.set(socket, Number.NEGATIVE_INFINITY);
-      socket.once("close", () => {
-        const endedAt = this.#answerEnds.get(socket)!;
-        if (!this.#closed && performance.now() - endedAt < closeAfterAnswerMs) {
-          this.#closesAfterAnswers.add(origin);
-        }
-      });
+  #watchConnection(originKey: string, reused: boolean, response: IncomingMessage): void {
+    const origin = this.#origin(originKey);
+    if (reused) {
+      origin.keeps = true;
+      origin.closesInARow = 0;
     }
-    response.once("end", () => this.#answerEnds.set(socket, performance.now()));
+    const socket = response.socket;
+    // An announced close is the agent's to handle: it never reuses such a connection.
+    const announced = /\bclose\b/i.test(String(response.headers.connection ?? ""));
+    response.once("end", () => {
+      origin.lastAnswerEnd = performance.now();
+      if (socket === null) return;
+      // After an announced close, the server's FIN is no news.
+      if (announced) this.#answerEnds.delete(socket);
+      else this.#answerEnds.set(socket, { origin: originKey, endedAt: origin.lastAnswerEnd });
+    });
+    if (socket === null || origin.fresh || this.#watched.has(socket)) return;
+    this.#watched.add(socket);
+    socket.once("end", () => {
+      const last = this.#answerEnds.get(socket);
+      if (this.#closed || last === undefined || performance.now() - last.endedAt >= closeAfterAnswerMs)
+        return;
+      const state = this.#origin(last.origin);
+      state.closesInARow++;
+      if (state.closesInARow >= closesBeforeFreshConnections) state.fresh = true;
+    });
   }
 
   /** Closes the kept-alive sockets. */

@@ -41,6 +41,8 @@ export interface BenchTarget {
    * compile, and a remote provider would be sent thousands of requests (and billed for them).
    */
   readonly jitCompiled?: boolean;
+  /** What the row's server did with kept-alive connections, when it did not keep them (after the runs). */
+  connectionNote?(): string | null;
   /** Load the model or start the server; throws BenchTargetUnavailableError to skip the row. */
   prepare(signal: AbortSignal): Promise<void>;
   /** Tokens in `text` for this target's model; used to size the prompts. */

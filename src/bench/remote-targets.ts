@@ -45,8 +45,9 @@ export function remoteSpecs(
   return [...flags, ...fromEnvironment].map((spec) => parseRemoteSpec(spec, environment));
 }
 
-export function remoteTarget(spec: RemoteSpec): OpenAIHttpTarget {
+export function remoteTarget(spec: RemoteSpec, options: { newConnections?: boolean } = {}): OpenAIHttpTarget {
   return new OpenAIHttpTarget({
+    newConnections: options.newConnections === true,
     name: `remote: ${spec.name}`,
     baseUrl: spec.baseUrl,
     model: spec.model,

@@ -26,6 +26,10 @@ export interface TtfbOptions {
    * Each has a new prompt of the shortest length and at most `jitWarmUpMaxTokens` tokens.
    */
   jitWarmUp?: number;
+  /** Rounds of the JIT warm-up start only within this many milliseconds of its start (default: no limit). */
+  jitWarmUpMaxMs?: number;
+  /** Recorded only: the HTTP rows were built to open a new connection per request (TtfbTargetOptions). */
+  newConnections?: boolean;
   /** Tokens per warm-up generation (default 4, at most maxTokens). */
   jitWarmUpMaxTokens?: number;
   /** Per-run limit; a run past it is a failure. */
@@ -100,6 +104,10 @@ export interface TtfbResult {
     warmupRuns: number;
     /** The warm-up generations every row ran before the first prompt length; null when none ran. */
     jitWarmUp: WarmUpRecord | null;
+    /** Rows whose server did not keep connections alive, and what it did (BenchHttpClient). */
+    connectionNotes?: Record<string, string>;
+    /** The HTTP rows opened a new connection per request. */
+    newConnections?: boolean;
     promptTokensMeasured: boolean;
     /** The rows' order within each run, and the seed of its shuffles (null for a fixed order). */
     order: RunOrder;
@@ -249,7 +257,10 @@ export async function runTtfbBenchmark(
   const records: TtfbRunRecord[] = [];
   const jitWarmUp = options.jitWarmUp ?? 0;
   const measuredTotal = ready.length * options.promptTokens.length * (options.runs + warmupRuns);
-  const total = ready.length * jitWarmUp + measuredTotal;
+  // Only the rows that run JavaScript here are warmed (ttfb-warm-up.ts).
+  const warmed = jitWarmUp > 0 ? ready.filter((target) => target.jitCompiled === true).length : 0;
+  const warmUpTotal = warmed * jitWarmUp;
+  const total = warmUpTotal + measuredTotal;
   let done = 0;
   let salt = Math.floor(Math.random() * 1e6);
   const order = options.order ?? "shuffled";
@@ -258,13 +269,15 @@ export async function runTtfbBenchmark(
   const nextOrder = runOrders(ready.length, order, orderSeed ?? 0);
   let promptTokensMeasured = options.countTokens !== undefined;
   let warmUp: WarmUpRecord | null = null;
+  const connectionNotes: Record<string, string> = {};
   try {
-    if (jitWarmUp > 0 && ready.length > 0) {
+    if (warmed > 0) {
       const shortest = Math.min(...options.promptTokens);
       warmUp = await warmUpTargets(ready, {
         generations: jitWarmUp,
         prompt: async () => (await buildUniquePrompt(shortest, salt++, options.countTokens)).text,
         maxTokens: Math.min(options.jitWarmUpMaxTokens ?? 4, options.maxTokens),
+        ...(options.jitWarmUpMaxMs !== undefined && { maxMs: options.jitWarmUpMaxMs }),
         runTimeoutMs: timeoutMs,
         ...(options.signal !== undefined && { signal: options.signal }),
         onProgress: (warmed) => {
@@ -272,7 +285,8 @@ export async function runTtfbBenchmark(
           options.onProgress?.({ done, total, label: "warm-up (not measured)" });
         },
       });
-      done = ready.length * jitWarmUp;
+      // A time limit or a stopped row leaves rounds unrun: the progress goes on from the warm-up's total.
+      done = warmUpTotal;
     }
     for (const promptTokens of options.promptTokens) {
       for (let run = -warmupRuns; run < options.runs; run++) {
@@ -296,6 +310,10 @@ export async function runTtfbBenchmark(
       }
     }
   } finally {
+    for (const target of ready) {
+      const note = target.connectionNote?.() ?? null;
+      if (note !== null) connectionNotes[target.name] = note;
+    }
     for (const target of targets) await target.close().catch(() => {});
   }
   const rows: TtfbRow[] = [];
@@ -336,6 +354,8 @@ export async function runTtfbBenchmark(
       maxTokens: options.maxTokens,
       warmupRuns,
       jitWarmUp: warmUp,
+      connectionNotes,
+      newConnections: options.newConnections === true,
       promptTokensMeasured,
       order,
       orderSeed,

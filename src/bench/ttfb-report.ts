@@ -60,16 +60,31 @@ export function ttfbMarkdown(result: TtfbResult): string {
   const warmed =
     warmUp === null
       ? ""
-      : `${warmUp.generations} JIT warm-up generations on each row that runs JavaScript here (${warmUp.rows.length} of them; ${Math.min(...settings.promptTokens)}-token prompts, ${warmUp.maxTokens} tokens each) first, then `;
+      : `${warmUp.generations} JIT warm-up generations on each row that runs JavaScript here (${
+          // The first version's record (2026-12-02 07:50) had no rows: it warmed every row.
+          warmUp.rows === undefined ? "every row then" : `${warmUp.rows.length} of them`
+        }; ${Math.min(...settings.promptTokens)}-token prompts, ${warmUp.maxTokens} tokens each${
+          typeof warmUp.stoppedByLimitMs === "number"
+            ? `; as many as started within ${warmUp.stoppedByLimitMs >= 1000 ? `${warmUp.stoppedByLimitMs / 1000} s` : `${warmUp.stoppedByLimitMs} ms`}`
+            : ""
+        }) first, then `;
   const stopped = Object.entries(warmUp?.stopped ?? {}).map(
     ([row, why]) => `\n\nThe JIT warm-up of ${row} stopped early: ${why.replace(/\.$/, "")}.`,
   );
   return (
     `Time to first byte / first token, ${warmed}${settings.runs} runs per row after ${settings.warmupRuns} warm-up runs per length, ` +
-    `${settings.maxTokens} generated tokens, unique prompts${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
+    `${settings.maxTokens} generated tokens, unique prompts${settings.newConnections === true ? ", every HTTP request on a new connection (--new-connections)" : ""}${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
     `${settings.order === "shuffled" ? `rows in a new random order each run (--order-seed ${settings.orderSeed})` : "rows in the listed order"}; ` +
-    `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}${failedRunsMarkdown(result)}`
+    `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}${failedRunsMarkdown(result)}${connectionNotesMarkdown(result)}`
   );
+}
+
+/** Rows whose server did not keep connections alive: each of their requests paid for a new one. */
+function connectionNotesMarkdown(result: TtfbResult): string {
+  const notes = Object.entries(result.settings.connectionNotes ?? {});
+  return notes.length === 0
+    ? ""
+    : `\n\nConnections:\n\n${notes.map(([row, note]) => `- ${row}: ${note}.`).join("\n")}`;
 }
 
 /** Longest error message quoted under the table; the whole one is in the JSON's runs[].error. */
@@ -87,7 +102,8 @@ function failedRunsMarkdown(result: TtfbResult): string {
     row.runs++;
     if (run.ok) continue;
     row.failed++;
-    const message = (run.error ?? "no message").split("\n")[0]!;
+    // Targets' errors often start with the row's own name, which the line already gives.
+    const message = (run.error ?? "no message").split("\n")[0]!.replace(`${run.target}: `, "");
     row.messages.set(message, (row.messages.get(message) ?? 0) + 1);
   }
   const lines: string[] = [];

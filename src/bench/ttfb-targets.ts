@@ -52,6 +52,8 @@ export interface TtfbTargetOptions {
   remotes: ReadonlyArray<RemoteSpec>;
   /** Flash attention of every local row; default "off" (tessera's CPU default; the peers' is "auto"). */
   flashAttention?: FlashAttention;
+  /** Every HTTP row opens a new connection per request (default: kept-alive connections). */
+  newConnections?: boolean;
 }
 
 /** The setting every local row runs with. */
@@ -89,12 +91,20 @@ interface ServerRowOptions {
   firstTokenTimings?: boolean;
   /** A Node server (tessera serve, the HTTP floor): it gets the JIT warm-up. */
   jitCompiled?: boolean;
+  newConnections?: boolean;
 }
 
 function serverRow(
   name: string,
   start: (port: number, signal: AbortSignal) => Promise<ServerProcess>,
-  { extraBody, api, secondTurn = false, firstTokenTimings = false, jitCompiled = false }: ServerRowOptions,
+  {
+    extraBody,
+    api,
+    secondTurn = false,
+    firstTokenTimings = false,
+    jitCompiled = false,
+    newConnections = false,
+  }: ServerRowOptions,
 ) {
   let server: ServerProcess | undefined;
   let port = 0;
@@ -108,6 +118,7 @@ function serverRow(
     secondTurn,
     firstTokenTimings,
     jitCompiled,
+    newConnections,
     ...(extraBody !== undefined && { extraBody }),
     prepare: async (signal) => {
       port = await freePort();
@@ -272,6 +283,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
         serverRow(name, startTesseraServe(options, name, 1, options.contextSize), {
           extraBody: servePeerBody,
           api: "completions",
+          newConnections: options.newConnections === true,
           firstTokenTimings: true,
           jitCompiled: true,
         }),
@@ -283,6 +295,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
         serverRow(name, startLlamaServer(options, name, 1), {
           extraBody: llamaServerBody,
           api: "completions",
+          newConnections: options.newConnections === true,
         }),
       );
     }
@@ -292,6 +305,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
         serverRow(httpFloorName, startHttpFloorServer(), {
           extraBody: servePeerBody,
           api: "completions",
+          newConnections: options.newConnections === true,
           jitCompiled: true,
         }),
       );
@@ -304,6 +318,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
         serverRow(name, start, {
           extraBody: servePeerBody,
           api: "chat",
+          newConnections: options.newConnections === true,
           secondTurn: true,
           firstTokenTimings: true,
           jitCompiled: true,
@@ -316,6 +331,7 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
       const inner = serverRow(name, start, {
         extraBody: servePeerBody,
         api: "completions",
+        newConnections: options.newConnections === true,
         jitCompiled: true,
       });
       targets.push(new ConcurrentTarget(inner, concurrentRequests));
@@ -325,10 +341,13 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
       const inner = serverRow(name, startLlamaServer(options, name, concurrentRequests), {
         extraBody: llamaServerBody,
         api: "completions",
+        newConnections: options.newConnections === true,
       });
       targets.push(new ConcurrentTarget(inner, concurrentRequests));
     }
   }
-  for (const remote of options.remotes) targets.push(remoteTarget(remote));
+  for (const remote of options.remotes) {
+    targets.push(remoteTarget(remote, { newConnections: options.newConnections === true }));
+  }
   return targets;
 }

@@ -24,6 +24,11 @@ export interface WarmUpOptions {
   maxTokens: number;
   /** Limit of one generation; past it the generation counts as failed. */
   runTimeoutMs: number;
+  /**
+   * Rounds start only within this many milliseconds of the warm-up's start (default: no limit), so a
+   * default warm-up on a slow model takes minutes, not an hour; every row runs the same rounds.
+   */
+  maxMs?: number;
   /** After this many failures in a row a row's warm-up stops (a row that is down would take the whole budget). */
   maxConsecutiveFailures?: number;
   signal?: AbortSignal;
@@ -34,6 +39,8 @@ export interface WarmUpOptions {
 export interface WarmUpRecord {
   /** Generations run per warmed row (the same for every row that did not stop early). */
   generations: number;
+  /** The time limit that ended the warm-up before its `generations` were asked for; null when none did. */
+  stoppedByLimitMs: number | null;
   /** The rows warmed: those whose serving path runs in V8 here (BenchTarget.jitCompiled). */
   rows: string[];
   maxTokens: number;
@@ -59,6 +66,7 @@ export async function warmUpTargets(
   const targets = all.filter((target) => target.jitCompiled === true);
   const record: WarmUpRecord = {
     generations: options.generations,
+    stoppedByLimitMs: null,
     rows: targets.map((target) => target.name),
     maxTokens: options.maxTokens,
     failed: {},
@@ -69,7 +77,13 @@ export async function warmUpTargets(
   const total = targets.length * options.generations;
   let done = 0;
   let index = 0;
+  const startedAt = performance.now();
   for (let round = 0; round < options.generations; round++) {
+    if (options.maxMs !== undefined && performance.now() - startedAt >= options.maxMs) {
+      record.generations = round;
+      record.stoppedByLimitMs = options.maxMs;
+      break;
+    }
     for (let place = 0; place < targets.length; place++) {
       const target = targets[(round + place) % targets.length]!;
       options.signal?.throwIfAborted();

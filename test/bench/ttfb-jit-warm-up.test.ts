@@ -71,6 +71,7 @@ describe("bench ttfb JIT warm-up", () => {
     expect(result.runs).toHaveLength(12);
     expect(result.settings.jitWarmUp).toEqual({
       generations: 5,
+      stoppedByLimitMs: null,
       rows: ["a", "b", "c"],
       maxTokens: 4,
       failed: {},
@@ -147,6 +148,70 @@ describe("bench ttfb JIT warm-up", () => {
     });
   });
 
+  it("counts only the warmed rows in the progress, and records no warm-up when no row runs JavaScript", async () => {
+    const calls: Call[] = [];
+    const progress: Array<[number, number]> = [];
+    await runTtfbBenchmark(
+      recordingTargets(["js", "cpp"], calls, new Set(), (name) => name === "js"),
+      {
+        promptTokens: [16],
+        runs: 2,
+        maxTokens: 2,
+        warmupRuns: 0,
+        jitWarmUp: 5,
+        onProgress: ({ done, total }) => progress.push([done, total]),
+      },
+    );
+    // 5 warm-up generations of one row, then 2 runs of two rows: one step at a time.
+    expect(progress.map(([done]) => done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const [, total] of progress) expect(total).toBe(9);
+
+    const none = await runTtfbBenchmark(
+      recordingTargets(["cpp"], [], new Set(), () => false),
+      { promptTokens: [16], runs: 1, maxTokens: 2, warmupRuns: 0, jitWarmUp: 2000 },
+    );
+    expect(none.settings.jitWarmUp).toBeNull();
+    expect(ttfbMarkdown(none)).not.toContain("JIT warm-up");
+  });
+
+  it("starts rounds only within its time limit, the same number for every row, and says so", async () => {
+    const calls: Call[] = [];
+    const slow = recordingTargets(["a", "b"], calls).map((target) => ({
+      ...target,
+      stream: async (request: StreamRequest, observer: Parameters<BenchTarget["stream"]>[1]) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return target.stream(request, observer);
+      },
+    }));
+    const result = await runTtfbBenchmark(slow, {
+      promptTokens: [16],
+      runs: 1,
+      maxTokens: 2,
+      warmupRuns: 0,
+      jitWarmUp: 1000,
+      jitWarmUpMaxMs: 60,
+    });
+    const record = result.settings.jitWarmUp!;
+    expect(record.stoppedByLimitMs).toBe(60);
+    expect(record.generations).toBeGreaterThan(0);
+    expect(record.generations).toBeLessThan(1000);
+    const warm = calls.slice(0, -2);
+    expect(warm.filter((call) => call.name === "a")).toHaveLength(record.generations);
+    expect(warm.filter((call) => call.name === "b")).toHaveLength(record.generations);
+    expect(ttfbMarkdown(result)).toContain(
+      `${record.generations} JIT warm-up generations on each row that runs JavaScript here (2 of them; 16-token prompts, 2 tokens each; as many as started within 60 ms) first`,
+    );
+  });
+
+  it("renders results of the first version, whose record named no rows (it warmed every row)", () => {
+    const old = JSON.parse(
+      readFileSync("benchmarks/results/llama-server-warmed-2026-12-02/4x-warmed/ttfb.json", "utf8"),
+    );
+    expect(ttfbMarkdown(old)).toContain(
+      "2000 JIT warm-up generations on each row that runs JavaScript here (every row then; 16-token prompts",
+    );
+  });
+
   it("an abort during the warm-up ends the benchmark", async () => {
     const calls: Call[] = [];
     const controller = new AbortController();
@@ -189,6 +254,7 @@ describe("bench ttfb JIT warm-up", () => {
       const json = JSON.parse(readFileSync(join(out, "ttfb.json"), "utf8"));
       expect(json.settings.jitWarmUp).toEqual({
         generations: 7,
+        stoppedByLimitMs: null,
         rows: ["HTTP floor (no model)"],
         maxTokens: 2,
         failed: {},

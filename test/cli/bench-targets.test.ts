@@ -10,6 +10,8 @@ import { InvalidRemoteSpecError } from "../../src/bench/errors/invalid-remote-sp
 import { parseRemoteSpec, remoteSpecs, remoteTarget } from "../../src/bench/remote-targets.js";
 import { freePort, ServerProcess } from "../../src/bench/server-process.js";
 import { OpenAIHttpTarget } from "../../src/bench/targets/openai-http-target.js";
+import { runTtfbBenchmark } from "../../src/bench/ttfb-benchmark.js";
+import { ttfbMarkdown } from "../../src/bench/ttfb-report.js";
 
 describe("remote provider specs", () => {
   it("reads the key from the named variable, never from the spec", () => {
@@ -212,6 +214,43 @@ describe("the HTTP target against a misbehaving server", () => {
         /\/debug\/first-token\/\S+ answered 200 with no JSON: <html>not timings/,
       );
       await run.catch((error: unknown) => expect(BenchStreamError.isInstance(error)).toBe(true));
+    } finally {
+      server.close();
+    }
+  });
+
+  it("runs a server that closes each connection after answering with no failed run, and notes it", async () => {
+    // llama-server after a streamed answer: keep-alive in its headers, then the connection closed a moment
+    // later. Run alone, every second run used to fail with ECONNRESET.
+    const sockets = new Set<unknown>();
+    const server = createServer((request, response) => {
+      sockets.add(request.socket);
+      request.resume();
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream", "keep-alive": "timeout=5, max=100" });
+        response.end(
+          'data: {"choices":[{"text":"ok"}],"usage":{"completion_tokens":1}}\n\ndata: [DONE]\n\n',
+          () => setTimeout(() => request.socket.destroy(), 1),
+        );
+      });
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const target = new OpenAIHttpTarget({ name: "closer", baseUrl, model: "m", api: "completions" });
+      const result = await runTtfbBenchmark([target], {
+        promptTokens: [16],
+        runs: 12,
+        maxTokens: 1,
+        warmupRuns: 0,
+      });
+      expect(result.runs.filter((run) => !run.ok)).toEqual([]);
+      expect(sockets.size).toBe(12);
+      expect(result.settings.connectionNotes).toEqual({
+        closer: expect.stringMatching(/closed each connection right after answering on it/),
+      });
+      expect(ttfbMarkdown(result)).toMatch(/Connections:\n\n- closer: the server closed each connection/);
     } finally {
       server.close();
     }

@@ -27,6 +27,15 @@ export class ConcurrentTarget implements BenchTarget {
     return this.#inner.close();
   }
 
+  connectionNote(): string | null {
+    return this.#inner.connectionNote?.() ?? null;
+  }
+
+  /** The inner row's untimed preparation (letting a server that closes connections do so), once per run. */
+  async prepareRun(request: StreamRequest): Promise<void> {
+    await this.#inner.prepareRun?.(request);
+  }
+
   /**
    * Hands the observer one piece, at the median of the requests' first content arrivals; decode speed
    * is not measured here (a shared server's rate per request is another benchmark).

@@ -37,6 +37,8 @@ export interface OpenAIHttpTargetOptions {
   firstTokenTimings?: boolean;
   /** Whether the server is a Node process started here (BenchTarget.jitCompiled); never a remote one. */
   jitCompiled?: boolean;
+  /** A new connection for every request (BenchHttpClientOptions.newConnections). */
+  newConnections?: boolean;
   /** Extra request fields, e.g. { ignore_eos: true } for llama-server. */
   extraBody?: Record<string, unknown>;
   /** Runs before the first request (start a server); may throw BenchTargetUnavailableError. */
@@ -55,11 +57,12 @@ export class OpenAIHttpTarget implements BenchTarget {
   readonly name: string;
   readonly jitCompiled: boolean;
   readonly #options: OpenAIHttpTargetOptions;
-  readonly #client = new BenchHttpClient();
+  readonly #client: BenchHttpClient;
   #history: ChatMessage[] | undefined;
 
   constructor(options: OpenAIHttpTargetOptions) {
     this.name = options.name;
+    this.#client = new BenchHttpClient({ newConnections: options.newConnections === true });
     this.jitCompiled = options.jitCompiled === true;
     this.#options = options;
   }
@@ -68,12 +71,18 @@ export class OpenAIHttpTarget implements BenchTarget {
     await this.#options.prepare?.(signal);
   }
 
+  connectionNote(): string | null {
+    return this.#client.connectionNote(new URL(this.#options.baseUrl).origin);
+  }
+
   async close(): Promise<void> {
     this.#client.close();
     await this.#options.close?.();
   }
 
   async prepareRun(request: StreamRequest): Promise<void> {
+    // Untimed: a server that may close its connection after answering has done so before the run.
+    await this.#client.settle(this.#options.baseUrl);
     if (this.#options.secondTurn !== true) return;
     let answer = "";
     await this.#send(request, [{ role: "user", content: request.prompt }], {

@@ -48,6 +48,7 @@ interface TtfbFlags {
   maxTokens?: number;
   warmup?: number;
   jitWarmup?: number;
+  newConnections?: boolean;
   rows?: string[];
   order: RunOrder;
   orderSeed?: number;
@@ -78,6 +79,12 @@ const defaultTtfbWarmupRuns = 20;
  * after which V8 has optimized `tessera serve`'s request path (src/bench/ttfb-warm-up.ts).
  */
 const defaultJitWarmUp = 2000;
+/**
+ * The default warm-up's rounds start within this time: on the tiny model 2,000 rounds take about 50 s;
+ * on the 1B shape a round takes ~1 s and the warm-up would take over half an hour. A given --jit-warmup
+ * is run whole.
+ */
+const defaultJitWarmUpMaxMs = 90_000;
 
 async function ttfb(flags: TtfbFlags): Promise<void> {
   if (flags.order === "fixed" && flags.orderSeed !== undefined) {
@@ -116,6 +123,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     rows,
     remotes,
     flashAttention: flags.flashAttn,
+    newConnections: flags.newConnections === true,
   });
   const counter =
     targets.find((target) => target.name.startsWith("node-llama-cpp")) ??
@@ -144,6 +152,8 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
         maxTokens,
         warmupRuns,
         jitWarmUp,
+        newConnections: flags.newConnections === true,
+        ...(flags.jitWarmup === undefined && { jitWarmUpMaxMs: defaultJitWarmUpMaxMs }),
         ...(countTokens !== undefined && { countTokens }),
         onProgress: ({ done, total, label }) => bar.update(done, total, { label }),
         comparisons: ttfbComparisons(targets),
@@ -228,8 +238,12 @@ llama.cpp's llama-bench and llama-server rows need \`npm run bench:peers\` first
     )
     .option(
       "--jit-warmup <n>",
-      `unmeasured short generations per row before the first length, so V8 has optimized the JavaScript rows' request paths as in a long-running server (default ${defaultJitWarmUp}, 0 with --quick; 0 measures a server in its first minutes)`,
+      `unmeasured short generations on each row that runs JavaScript here (not llama-server, the C++ runner or remotes) before the first length, so V8 has optimized their request paths as in a long-running server (default ${defaultJitWarmUp}, or as many as start within ${defaultJitWarmUpMaxMs / 1000} s; 0 with --quick; 0 measures servers in their first minutes)`,
       integerArgument(0),
+    )
+    .option(
+      "--new-connections",
+      "open a new connection for every HTTP request (default: kept-alive connections; llama-server closes its own after each streamed answer anyway)",
     )
     .option("--rows <list...>", `local rows to run: ${localRows.join(", ")} (default: all)`)
     .addOption(
