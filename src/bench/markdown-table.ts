@@ -10,6 +10,15 @@ export interface MarkdownColumn {
   align?: ColumnAlignment;
 }
 
+/**
+ * Text quoted inside a markdown line, never at its start (an error message from a server): every character
+ * that markdown or HTML would act on there is escaped, so the text shows as it was sent and adds no markup
+ * or HTML to the page.
+ */
+export function escapeMarkdownText(text: string): string {
+  return text.replace(/\r?\n/g, " ").replace(/[\\`*_[\]<>|~&]/g, (character) => `\\${character}`);
+}
+
 function escapeCell(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }

@@ -2,7 +2,13 @@
 
 import { firstTokenStages, stagesSum, stageTitles } from "./first-token-stages.js";
 import { describeMachine } from "./machine-info.js";
-import { formatMedianP90, formatNumber, formatRate, markdownTable } from "./markdown-table.js";
+import {
+  escapeMarkdownText,
+  formatMedianP90,
+  formatNumber,
+  formatRate,
+  markdownTable,
+} from "./markdown-table.js";
 import { pairedComparisonMarkdown } from "./paired-comparison-table.js";
 import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
@@ -113,7 +119,7 @@ function failedRunsMarkdown(result: TtfbResult): string {
     const quoted = message.length > quotedErrorLength ? `${message.slice(0, quotedErrorLength)}…` : message;
     const other = messages.size - 1;
     const others = other > 0 ? ` (${count} of them; ${other} other message${other === 1 ? "" : "s"})` : "";
-    lines.push(`- ${target}: ${failed} of ${runs} runs failed${others}: ${quoted}`);
+    lines.push(`- ${target}: ${failed} of ${runs} runs failed${others}: ${escapeMarkdownText(quoted)}`);
   }
   return lines.length === 0
     ? ""

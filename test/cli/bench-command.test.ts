@@ -198,10 +198,11 @@ describe("tessera bench ttfb --quick", () => {
     expect(existsSync(join(out, "ttfb.json"))).toBe(false);
   });
 
-  it("refuses a bad --rows or --remote before it makes the --out folder", async () => {
+  it("refuses a bad --rows, --remote or --model before it makes the --out folder", async () => {
     for (const [flag, value, message] of [
       ["--rows", "nope", /Unknown row "nope"/],
       ["--remote", "ftp://x,model", /Invalid remote "ftp:\/\/x,model"/],
+      ["--model", "/nonexistent.gguf", /Cannot resolve model "\/nonexistent\.gguf"/],
     ] as const) {
       const out = join(outputFolder(), "not-yet");
       const result = await runCli(["bench", "ttfb", "--quick", "--out", out, flag, value]);

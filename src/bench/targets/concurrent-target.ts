@@ -1,6 +1,7 @@
 // A row that sends several requests at once to one target (a server started with that many slots) and
 // reports, per run, the median of the requests' first tokens: what a user of a shared server waits for.
-// Each request gets its own prompt (the run's prompt with its number appended), so no cache is shared.
+// Each request gets its own prompt (the run's prompt after its number), so no prefix is shared, and one
+// failed request stops the others before the run ends.
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { median } from "../stats.js";
 
@@ -41,7 +42,13 @@ export class ConcurrentTarget implements BenchTarget {
    * is not measured here (a shared server's rate per request is another benchmark).
    */
   async stream(request: StreamRequest, observer: StreamObserver): Promise<StreamOutcome> {
-    const firsts = await Promise.all(
+    // One request failing ends the run: its siblings are stopped and awaited, so none streams on into the
+    // next row's timed span.
+    const siblings = new AbortController();
+    // The first request's own failure, not the aborts of its siblings that follow it.
+    let firstFailure: { error: unknown } | undefined;
+    const signal = AbortSignal.any([request.signal, siblings.signal]);
+    const settled = await Promise.allSettled(
       Array.from({ length: this.#requests }, async (_, index) => {
         let first = null as number | null;
         const recorder: StreamObserver = {
@@ -50,10 +57,27 @@ export class ConcurrentTarget implements BenchTarget {
             if (text !== "") first ??= arrivedAt ?? performance.now();
           },
         };
-        await this.#inner.stream({ ...request, prompt: `${request.prompt} (${index + 1})` }, recorder);
+        try {
+          // The number goes first: requests that differ only at the end would share the prompt's prefix,
+          // which a server that reuses cached prefixes across slots prefills once for all four.
+          await this.#inner.stream(
+            { ...request, prompt: `(${index + 1}) ${request.prompt}`, signal },
+            recorder,
+          );
+        } catch (error) {
+          if (firstFailure === undefined && !siblings.signal.aborted) {
+            firstFailure = { error };
+            siblings.abort();
+          }
+          throw error;
+        }
         return first;
       }),
     );
+    if (firstFailure !== undefined) throw firstFailure.error;
+    const rejected = settled.find((outcome) => outcome.status === "rejected");
+    if (rejected !== undefined) throw (rejected as PromiseRejectedResult).reason;
+    const firsts = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value);
     const arrived = firsts.filter((at): at is number => at !== null);
     const middle = median(arrived);
     if (middle !== null) observer.content("·", middle);

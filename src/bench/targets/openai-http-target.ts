@@ -177,7 +177,14 @@ export class OpenAIHttpTarget implements BenchTarget {
           if (chunk.error !== undefined) {
             const message =
               typeof chunk.error === "string" ? chunk.error : (chunk.error.message ?? "unknown error");
-            throw new BenchStreamError(this.name, `the server sent an error event: ${message}`, received);
+            // The server itself reported the failure (llama-server does when its output parser rejects the
+            // random model's text): the URL and the API are right, so no advice about them.
+            throw new BenchStreamError(
+              this.name,
+              `the server sent an error event: ${message}`,
+              received,
+              "The server reported it mid-stream; its own log says more.",
+            );
           }
           const choice = chunk.choices?.[0];
           const text = choice?.delta?.content ?? choice?.text ?? "";
