@@ -178,14 +178,21 @@ export function resolveDefaultModel(options: { dir?: string } = {}): Promise<str
   return ensurePreset("tiny", { type: "F32", ...(options.dir !== undefined && { dir: options.dir }) });
 }
 
+/** What a model argument names, checked without writing anything. */
+export type ModelSpec =
+  | { kind: "file"; path: string }
+  | { kind: "preset"; name: ModelPresetName; type: WritableTensorType | undefined };
+
 /**
- * A path to an existing file, or a preset name with an optional type (`tiny`, `llama-3.2-1b:q4_0`),
- * generated on first use into the models folder.
+ * Reads a file path, trained preset or preset name (`tiny`, `llama-3.2-1b:q4_0`) without generating it;
+ * throws GgufUnknownPresetError for anything else. Lets a command refuse a bad --model before it makes
+ * folders or starts work.
  */
-export async function resolveModel(fileOrPreset: string, options: ResolveModelOptions = {}): Promise<string> {
-  if (existsSync(fileOrPreset) && statSync(fileOrPreset).isFile()) return resolve(fileOrPreset);
+export function checkModelSpec(fileOrPreset: string): ModelSpec {
+  if (existsSync(fileOrPreset) && statSync(fileOrPreset).isFile())
+    return { kind: "file", path: resolve(fileOrPreset) };
   if (isTrainedPresetName(fileOrPreset) && trainedPresetExists(fileOrPreset))
-    return trainedPresetPath(fileOrPreset);
+    return { kind: "file", path: trainedPresetPath(fileOrPreset) };
   const [presetName = "", typeText, ...rest] = fileOrPreset.split(":");
   const fail = (problem: string): never => {
     throw new GgufUnknownPresetError({
@@ -201,8 +208,18 @@ export async function resolveModel(fileOrPreset: string, options: ResolveModelOp
     typeText === undefined
       ? undefined
       : (writableTensorTypeNamed(typeText) ?? fail(`unknown type "${typeText}"`));
-  return ensurePreset(presetName, {
-    ...(type !== undefined && { type }),
+  return { kind: "preset", name: presetName, type };
+}
+
+/**
+ * A path to an existing file, or a preset name with an optional type (`tiny`, `llama-3.2-1b:q4_0`),
+ * generated on first use into the models folder.
+ */
+export async function resolveModel(fileOrPreset: string, options: ResolveModelOptions = {}): Promise<string> {
+  const spec = checkModelSpec(fileOrPreset);
+  if (spec.kind === "file") return spec.path;
+  return ensurePreset(spec.name, {
+    ...(spec.type !== undefined && { type: spec.type }),
     ...(options.dir !== undefined && { dir: options.dir }),
     ...(options.onGenerate && { onGenerate: options.onGenerate }),
     ...(options.onProgress && { onProgress: options.onProgress }),

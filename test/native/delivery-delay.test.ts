@@ -54,7 +54,10 @@ describe("deliveryDelayMs", () => {
     const held = await batchSizes({ deliveryDelayMs: 1000 });
     expect(held.held).toBeGreaterThan(0);
     expect(perToken.held).toBe(0);
-    expect(held.sizes[0]).toBe(1);
+    // The first token is not held: held, it would wait the whole second with the rest and come in one
+    // batch of all 64. A reader slowed by a loaded machine can still find a few tokens queued behind it
+    // (7 once in CI at 0.5 ms a token), so the check is "a few", not "exactly one".
+    expect(held.sizes[0]).toBeLessThanOrEqual(16);
     expect(held.sizes.reduce((sum, size) => sum + size, 0)).toBe(64);
     expect(held.sizes.length).toBeLessThan(16);
     expect(held.text).toBe(perToken.text);

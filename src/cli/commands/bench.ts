@@ -25,6 +25,7 @@ import {
   ttfbComparisons,
   ttfbTargets,
 } from "../../bench/ttfb-targets.js";
+import { checkModelSpec } from "../../gguf/default-model.js";
 import {
   benchCommandLine,
   defaultBenchOut,
@@ -92,17 +93,18 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
       "--order-seed seeds the shuffles of --order shuffled; drop it with --order fixed",
     );
   }
-  // Every flag, --model's file included, is checked before --out's folder is made: a refused command
-  // leaves nothing behind.
+  // Every flag is checked before --out's folder is made, --model without generating its preset: a refused
+  // command leaves nothing behind, and a bad --out fails before a preset is written.
   const rows = flags.rows ? parseRows(flags.rows) : localRows;
   const remotes = remoteSpecs(flags.remote ?? []);
+  checkModelSpec(flags.model ?? "tiny");
+  await prepareBenchOutput(flags.out);
   // Speed on random weights is the point here: no "output is noise" notice.
   // The random-weight tiny preset unless --model says otherwise (not the CLI's trained default).
   const modelPath = await resolveModelPath(flags.model ?? "tiny", {
     quiet: flags.json === true,
     randomWeightsNotice: false,
   });
-  await prepareBenchOutput(flags.out);
   const quick = flags.quick === true;
   const promptTokens = flags.promptTokens ?? (quick ? [16, 64] : [16, 256, 1024]);
   const runs = flags.runs ?? (quick ? 2 : 10);
