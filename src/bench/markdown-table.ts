@@ -16,11 +16,12 @@ export interface MarkdownColumn {
  * or HTML to the page.
  */
 export function escapeMarkdownText(text: string): string {
-  return text.replace(/\r?\n/g, " ").replace(/[\\`*_[\]<>|~&]/g, (character) => `\\${character}`);
+  return text.replace(/\r\n?|\n/g, " ").replace(/[\\`*_[\]<>|~&]/g, (character) => `\\${character}`);
 }
 
 function escapeCell(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  // A cell may quote a server (a skipped remote's redirect target): text, not markup, and one cell.
+  return escapeMarkdownText(text);
 }
 
 const separators: Record<ColumnAlignment, string> = { left: ":---", right: "---:", center: ":---:" };

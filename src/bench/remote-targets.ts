@@ -4,6 +4,7 @@
 // The key itself is read from the named variable, never from the command line (it would show in `ps`).
 import { BenchHttpClient } from "./bench-http-client.js";
 import { InvalidRemoteSpecError } from "./errors/invalid-remote-spec-error.js";
+import { runDeadline } from "./run-deadline.js";
 import { OpenAIHttpTarget } from "./targets/openai-http-target.js";
 
 export interface RemoteSpec {
@@ -58,13 +59,14 @@ export function remoteTarget(spec: RemoteSpec, options: { newConnections?: boole
       // measured a different URL), and an error body is read only as far as a message needs.
       const url = `${spec.baseUrl.replace(/\/+$/, "")}/models`;
       const client = new BenchHttpClient();
+      const deadline = runDeadline(15_000, signal);
       try {
         const response = await client
           .request({
             method: "GET",
             url,
             headers: spec.apiKey ? { authorization: `Bearer ${spec.apiKey}` } : {},
-            signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
+            signal: deadline.signal,
           })
           .catch((error: unknown) => {
             throw new Error(
@@ -81,6 +83,7 @@ export function remoteTarget(spec: RemoteSpec, options: { newConnections?: boole
           );
         }
       } finally {
+        deadline.clear();
         client.close();
       }
     },

@@ -9,6 +9,7 @@ import { BenchTargetUnavailableError } from "./errors/bench-target-unavailable-e
 import { type FirstTokenStageTimes, firstTokenStages, unaccountedMs } from "./first-token-stages.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { comparePaired, type PairedComparison } from "./paired-comparison.js";
+import { runDeadline } from "./run-deadline.js";
 import { type RunOrder, runOrders } from "./run-order.js";
 import { type SampleSummary, summarize } from "./stats.js";
 import { type WarmUpRecord, warmUpTargets } from "./ttfb-warm-up.js";
@@ -188,9 +189,8 @@ async function measureOnce(
   timeoutMs: number,
   outer?: AbortSignal,
 ): Promise<Omit<TtfbRunRecord, "target" | "promptTokens" | "run" | "position">> {
-  const signal = outer
-    ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)])
-    : AbortSignal.timeout(timeoutMs);
+  const deadline = runDeadline(timeoutMs, outer);
+  const { signal } = deadline;
   let firstByteAt: number | null = null;
   const contentTimes: number[] = [];
   // Targets that read their pieces in-process give no read time: a piece arrives with its event-loop turn.
@@ -230,8 +230,10 @@ async function measureOnce(
         firstContentMs !== null && { stages, unaccountedMs: unaccountedMs(firstContentMs, stages) }),
     };
   } catch (error) {
-    const reason = signal.aborted && !outer?.aborted ? `timed out after ${timeoutMs} ms` : undefined;
+    const reason = deadline.expired ? `timed out after ${timeoutMs} ms` : undefined;
     return { ok: false, error: reason ?? (error instanceof Error ? error.message : String(error)) };
+  } finally {
+    deadline.clear();
   }
 }
 

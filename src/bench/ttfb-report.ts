@@ -109,7 +109,7 @@ function failedRunsMarkdown(result: TtfbResult): string {
     if (run.ok) continue;
     row.failed++;
     // Targets' errors often start with the row's own name, which the line already gives.
-    const message = (run.error ?? "no message").split("\n")[0]!.replace(`${run.target}: `, "");
+    const message = (run.error ?? "no message").split(/\r\n?|\n/)[0]!.replace(`${run.target}: `, "");
     row.messages.set(message, (row.messages.get(message) ?? 0) + 1);
   }
   const lines: string[] = [];

@@ -14,6 +14,7 @@
 // 6.5 → 14.0 ms at 16 tokens): warming it would have measured that, not the stack at its best. A remote
 // provider would be sent thousands of requests.
 import type { BenchTarget } from "./bench-target.js";
+import { runDeadline } from "./run-deadline.js";
 
 export interface WarmUpOptions {
   /** Generations per row. */
@@ -117,15 +118,16 @@ async function generateOnce(
   prompt: string,
   options: WarmUpOptions,
 ): Promise<string | null> {
-  const timeout = AbortSignal.timeout(options.runTimeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const request = { prompt, maxTokens: options.maxTokens, signal };
+  const deadline = runDeadline(options.runTimeoutMs, options.signal);
+  const request = { prompt, maxTokens: options.maxTokens, signal: deadline.signal };
   try {
     await target.prepareRun?.(request);
     await target.stream(request, { firstByte() {}, content() {} });
     return null;
   } catch (error) {
-    if (timeout.aborted && !options.signal?.aborted) return `timed out after ${options.runTimeoutMs} ms`;
+    if (deadline.expired) return `timed out after ${options.runTimeoutMs} ms`;
     return error instanceof Error ? error.message.split("\n")[0]! : String(error);
+  } finally {
+    deadline.clear();
   }
 }

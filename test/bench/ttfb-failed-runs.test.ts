@@ -51,6 +51,37 @@ describe("bench ttfb's failed runs", () => {
     );
   });
 
+  it("keep a message with bare carriage returns on its own line item", async () => {
+    const result = await runTtfbBenchmark([target("remote", () => "oops\r# Injected heading\r- fake item")], {
+      promptTokens: [16],
+      runs: 1,
+      maxTokens: 2,
+      warmupRuns: 0,
+    });
+    expect(ttfbMarkdown(result)).toMatch(/- remote: 1 of 1 runs failed: oops(\n|$)/);
+    expect(ttfbMarkdown(result)).not.toContain("Injected");
+  });
+
+  it("escape a skipped row's note in the table: a remote's redirect target is text", async () => {
+    const skipped: BenchTarget = {
+      name: "remote",
+      transport: "http",
+      async prepare() {
+        throw new Error("HTTP 302 (Location: /x<img src=x onerror=alert(1)>_**b**_)\r# h");
+      },
+      async close() {},
+      async stream() {
+        return { completionTokens: 0 };
+      },
+    };
+    const markdown = ttfbMarkdown(
+      await runTtfbBenchmark([skipped], { promptTokens: [16], runs: 1, maxTokens: 2, warmupRuns: 0 }),
+    );
+    expect(markdown).toContain("\\<img src=x onerror=alert(1)\\>\\_\\*\\*b\\*\\*\\_");
+    expect(markdown).not.toMatch(/[^\\]<img/);
+    expect(markdown.split("\n").filter((line) => line.startsWith("# "))).toEqual([]);
+  });
+
   it("add nothing when every run succeeded", async () => {
     const result = await runTtfbBenchmark([target("fine", () => null)], {
       promptTokens: [16],

@@ -51,7 +51,9 @@ describe("deliveryDelayMs", () => {
   it("a delay delivers several tokens per wake-up, the first one alone, and the same text", async () => {
     const perToken = await batchSizes({ deliveryDelayMs: 0 });
     // A long delay, so that a slow build (sanitizers) still has steps well under half of it.
-    const held = await batchSizes({ deliveryDelayMs: 1000 });
+    // A queue that holds all 64: a held first token would then wait for the whole answer, whatever the
+    // default capacity (32, after which a full queue releases the held wake-up).
+    const held = await batchSizes({ deliveryDelayMs: 1000, queueCapacity: 64 });
     expect(held.held).toBeGreaterThan(0);
     expect(perToken.held).toBe(0);
     // The first token is not held: held, it would wait the whole second with the rest and come in one

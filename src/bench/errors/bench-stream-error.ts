@@ -20,7 +20,8 @@ export class BenchStreamError extends TesseraError {
     received = "",
     advice = "Check that the server speaks the OpenAI streaming API at that URL and model.",
   ) {
-    super(`${target}: ${problem}. ${advice}`);
+    // A problem quoting a server's message may end with its own period.
+    super(`${target}: ${problem.replace(/\.+$/, "")}. ${advice}`);
     this.name = "BenchStreamError";
     this.target = target;
     this.received = received;

@@ -183,7 +183,7 @@ export class OpenAIHttpTarget implements BenchTarget {
               this.name,
               `the server sent an error event: ${message}`,
               received,
-              "The server reported it mid-stream; its own log says more.",
+              "The server reported it mid-stream.",
             );
           }
           const choice = chunk.choices?.[0];
