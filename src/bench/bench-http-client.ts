@@ -66,10 +66,11 @@ export class BenchHttpClient {
   readonly #httpFresh = new http.Agent({ keepAlive: false });
   readonly #httpsFresh = new https.Agent({ keepAlive: false });
   readonly #origins = new Map<string, OriginConnections>();
-  /** The last answer read to its end on each socket: its origin and when it ended (performance.now()). */
-  readonly #answerEnds = new WeakMap<Socket, { origin: string; endedAt: number }>();
-  /** Sockets with an 'end' listener. */
-  readonly #watched = new WeakSet<Socket>();
+  /**
+   * When the last answer read to its end on each watched socket ended (performance.now()); -Infinity
+   * before one, and after an answer that announced the close. A socket serves one origin only.
+   */
+  readonly #answerEnds = new WeakMap<Socket, number>();
   #closed = false;
   readonly #newConnections: boolean;
 
@@ -95,14 +96,7 @@ export class BenchHttpClient {
         url,
         {
           method: request.method,
-          agent:
-            this.#newConnections || this.#origin(url.origin).fresh
-              ? secure
-                ? this.#httpsFresh
-                : this.#httpFresh
-              : secure
-                ? this.#https
-                : this.#http,
+          agent: this.#agentFor(url),
           headers: {
             ...request.headers,
             ...(body !== undefined && { "content-length": String(body.length) }),
@@ -133,6 +127,15 @@ export class BenchHttpClient {
       });
       outgoing.end(body);
     });
+  }
+
+  /**
+   * "HTTP <status> from <url>", with the redirect's target when there is one: redirects are not followed
+   * (a POST must not turn into a GET, a probe must not check another URL than the runs use).
+   */
+  static describeStatus(response: IncomingMessage, url: string): string {
+    const location = response.headers.location;
+    return `HTTP ${response.statusCode ?? 0} from ${url}${location === undefined ? "" : ` (Location: ${location})`}`;
   }
 
   /**
@@ -182,6 +185,14 @@ export class BenchHttpClient {
       : null;
   }
 
+  /** A new connection per request for --new-connections and for servers that close theirs; else a kept one. */
+  #agentFor(url: URL): http.Agent {
+    const secure = url.protocol === "https:";
+    if (this.#newConnections || this.#origin(url.origin).fresh)
+      return secure ? this.#httpsFresh : this.#httpFresh;
+    return secure ? this.#https : this.#http;
+  }
+
   #origin(key: string): OriginConnections {
     let origin = this.#origins.get(key);
     if (origin === undefined) {
@@ -209,20 +220,17 @@ export class BenchHttpClient {
     const announced = /\bclose\b/i.test(String(response.headers.connection ?? ""));
     response.once("end", () => {
       origin.lastAnswerEnd = performance.now();
-      if (socket === null) return;
       // After an announced close, the server's FIN is no news.
-      if (announced) this.#answerEnds.delete(socket);
-      else this.#answerEnds.set(socket, { origin: originKey, endedAt: origin.lastAnswerEnd });
+      if (socket !== null)
+        this.#answerEnds.set(socket, announced ? Number.NEGATIVE_INFINITY : origin.lastAnswerEnd);
     });
-    if (socket === null || origin.fresh || this.#watched.has(socket)) return;
-    this.#watched.add(socket);
+    if (socket === null || origin.fresh || this.#answerEnds.has(socket)) return;
+    this.#answerEnds.set(socket, Number.NEGATIVE_INFINITY);
     socket.once("end", () => {
-      const last = this.#answerEnds.get(socket);
-      if (this.#closed || last === undefined || performance.now() - last.endedAt >= closeAfterAnswerMs)
-        return;
-      const state = this.#origin(last.origin);
-      state.closesInARow++;
-      if (state.closesInARow >= closesBeforeFreshConnections) state.fresh = true;
+      const endedAt = this.#answerEnds.get(socket)!;
+      if (this.#closed || performance.now() - endedAt >= closeAfterAnswerMs) return;
+      origin.closesInARow++;
+      if (origin.closesInARow >= closesBeforeFreshConnections) origin.fresh = true;
     });
   }
 

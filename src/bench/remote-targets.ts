@@ -76,11 +76,8 @@ export function remoteTarget(spec: RemoteSpec, options: { newConnections?: boole
         await BenchHttpClient.text(response);
         const status = response.statusCode ?? 0;
         if (status === 401 || status === 403) throw new Error(`HTTP ${status}: check the API key`);
-        const location = response.headers.location;
         if (status >= 300 && status < 400) {
-          throw new Error(
-            `HTTP ${status} from ${url}${location === undefined ? "" : ` (Location: ${location})`}: give the base URL it points to`,
-          );
+          throw new Error(`${BenchHttpClient.describeStatus(response, url)}: give the base URL it points to`);
         }
       } finally {
         deadline.clear();

@@ -141,13 +141,11 @@ export class OpenAIHttpTarget implements BenchTarget {
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
       const text = (await BenchHttpClient.text(response)).slice(0, 200);
-      // Redirects are not followed (a POST must not turn into a GET): say where the server points.
-      const location = response.headers.location;
       throw new BenchStreamError(
         this.name,
-        `HTTP ${status} from ${url}${location === undefined ? "" : ` (Location: ${location})`}${text === "" ? "" : `: ${text}`}`,
+        `${BenchHttpClient.describeStatus(response, url)}${text === "" ? "" : `: ${text}`}`,
         "",
-        location === undefined ? undefined : "Give the URL it points to.",
+        response.headers.location === undefined ? undefined : "Give the URL it points to.",
       );
     }
     const decoder = new SseDecoder();
