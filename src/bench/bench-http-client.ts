@@ -171,6 +171,10 @@ export class BenchHttpClient {
     if (origin === undefined || origin.keeps || origin.fresh) return;
     const wait = origin.lastAnswerEnd + settleMs - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // Then a whole turn of the event loop, through its poll phase: on a loop held up past the close (a
+    // loaded machine) the wait is over before the server's FIN has been read, and the agent would still
+    // hand out the closed socket. Two check phases have a poll phase between them.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
   }
 
   /** Whether requests to `origin` now go on a new connection each (it closed them right after answering). */

@@ -2,6 +2,7 @@
 // are kept alive between requests; a failed request is never sent again (the server may have acted on it)
 // and its error names the request and whether a kept-alive connection was under it; an error body is read
 // only as far as a message needs.
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -216,6 +217,37 @@ describe("BenchHttpClient", () => {
     } finally {
       client.close();
       server.close();
+    }
+  });
+
+  it("settles through a loop held up past the server's close (a loaded machine)", async () => {
+    // The server (its own process, as llama-server is) closes 1 ms after each answer, while this loop is
+    // busy for 15 ms: the wait is then over before the FIN has been read, and without a turn through the
+    // poll phase the agent handed out the closed socket (ECONNRESET).
+    const server = spawn(
+      process.execPath,
+      [
+        "-e",
+        `require("node:http").createServer((q, r) => { q.resume(); q.on("end", () => r.end("ok", () => setTimeout(() => q.socket.destroy(), 1))); }).listen(0, "127.0.0.1", function () { console.log(this.address().port); });`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const [port] = (await once(server.stdout!, "data")) as [Buffer];
+    const url = `http://127.0.0.1:${String(port).trim()}/v1/completions`;
+    const client = new BenchHttpClient();
+    try {
+      for (let request = 0; request < 6; request++) {
+        await client.settle(url);
+        expect(await post(client, url)).toBe("ok");
+        const busyUntil = performance.now() + 15;
+        while (performance.now() < busyUntil) {
+          // A loop held up by other work.
+        }
+      }
+      expect(client.freshConnectionsFor(new URL(url).origin)).toBe(true);
+    } finally {
+      client.close();
+      server.kill();
     }
   });
 
