@@ -260,8 +260,8 @@ export async function runTtfbBenchmark(
   const jitWarmUp = options.jitWarmUp ?? 0;
   const measuredTotal = ready.length * options.promptTokens.length * (options.runs + warmupRuns);
   // Only the rows that run JavaScript here are warmed (ttfb-warm-up.ts).
-  const warmed = jitWarmUp > 0 ? ready.filter((target) => target.jitCompiled === true).length : 0;
-  const warmUpTotal = warmed * jitWarmUp;
+  const warmed = jitWarmUp > 0 ? ready.filter((target) => target.jitCompiled === true) : [];
+  const warmUpTotal = warmed.length * jitWarmUp;
   const total = warmUpTotal + measuredTotal;
   let done = 0;
   let salt = Math.floor(Math.random() * 1e6);
@@ -273,14 +273,18 @@ export async function runTtfbBenchmark(
   let warmUp: WarmUpRecord | null = null;
   const connectionNotes: Record<string, string> = {};
   try {
-    if (warmed > 0) {
+    if (warmed.length > 0) {
       const shortest = Math.min(...options.promptTokens);
-      warmUp = await warmUpTargets(ready, {
+      const maxTokens = Math.min(options.jitWarmUpMaxTokens ?? 4, options.maxTokens);
+      warmUp = await warmUpTargets(warmed, {
         generations: jitWarmUp,
-        prompt: async () => (await buildUniquePrompt(shortest, salt++, options.countTokens)).text,
-        maxTokens: Math.min(options.jitWarmUpMaxTokens ?? 4, options.maxTokens),
+        generate: async (target) => {
+          const prompt = await buildUniquePrompt(shortest, salt++, options.countTokens);
+          const run = await measureOnce(target, prompt.text, maxTokens, timeoutMs, options.signal);
+          return run.ok ? null : (run.error ?? "no message").split("\n")[0]!;
+        },
+        maxTokens,
         ...(options.jitWarmUpMaxMs !== undefined && { maxMs: options.jitWarmUpMaxMs }),
-        runTimeoutMs: timeoutMs,
         ...(options.signal !== undefined && { signal: options.signal }),
         onProgress: (warmed) => {
           done = warmed;

@@ -14,17 +14,17 @@
 // 6.5 → 14.0 ms at 16 tokens): warming it would have measured that, not the stack at its best. A remote
 // provider would be sent thousands of requests.
 import type { BenchTarget } from "./bench-target.js";
-import { runDeadline } from "./run-deadline.js";
 
 export interface WarmUpOptions {
   /** Generations per row. */
   generations: number;
-  /** The prompt of the warm-up's `index`-th generation (each one new, as the measured runs' are). */
-  prompt: (index: number) => Promise<string>;
-  /** Tokens per warm-up generation: the first token's path and a few deltas, not a whole answer. */
+  /**
+   * One unmeasured generation on `target`, a new prompt each time, as the measured runs' (the runner's
+   * own measureOnce, so the warm-up runs the code it warms); its error's message, or null.
+   */
+  generate: (target: BenchTarget) => Promise<string | null>;
+  /** Tokens per warm-up generation, for the record. */
   maxTokens: number;
-  /** Limit of one generation; past it the generation counts as failed. */
-  runTimeoutMs: number;
   /**
    * Rounds start only within this many milliseconds of the warm-up's start (default: no limit), so a
    * default warm-up on a slow model takes minutes, not an hour; every row runs the same rounds.
@@ -55,16 +55,15 @@ export interface WarmUpRecord {
 }
 
 /**
- * Runs `generations` generations on each target that runs JavaScript here (BenchTarget.jitCompiled),
- * round-robin (each round starts one row later, so no row is
- * always warmed right after the same other row). Failures are counted, not thrown: llama-server ends some
- * streams of the random model's text with an error, as in the measured runs. An abort rethrows.
+ * Runs `generations` generations on each of `targets` (the runner passes those that run JavaScript here,
+ * BenchTarget.jitCompiled), round-robin: each round starts one row later, so no row is always warmed
+ * right after the same other row. Failures are counted, not thrown (a row may fail now and then, as in
+ * the measured runs). An abort rethrows.
  */
 export async function warmUpTargets(
-  all: ReadonlyArray<BenchTarget>,
+  targets: ReadonlyArray<BenchTarget>,
   options: WarmUpOptions,
 ): Promise<WarmUpRecord> {
-  const targets = all.filter((target) => target.jitCompiled === true);
   const record: WarmUpRecord = {
     generations: options.generations,
     stoppedByLimitMs: null,
@@ -77,7 +76,6 @@ export async function warmUpTargets(
   const inARow = new Map<string, number>();
   const total = targets.length * options.generations;
   let done = 0;
-  let index = 0;
   const startedAt = performance.now();
   for (let round = 0; round < options.generations; round++) {
     if (options.maxMs !== undefined && performance.now() - startedAt >= options.maxMs) {
@@ -90,8 +88,7 @@ export async function warmUpTargets(
       options.signal?.throwIfAborted();
       // Its remaining rounds were counted as done when it stopped.
       if (target.name in record.stopped) continue;
-      const prompt = await options.prompt(index++);
-      const error = await generateOnce(target, prompt, options);
+      const error = await options.generate(target);
       options.signal?.throwIfAborted();
       if (error === null) {
         inARow.set(target.name, 0);
@@ -110,24 +107,4 @@ export async function warmUpTargets(
     }
   }
   return record;
-}
-
-/** One generation, read to its end and discarded; the error's message, or null when it succeeded. */
-async function generateOnce(
-  target: BenchTarget,
-  prompt: string,
-  options: WarmUpOptions,
-): Promise<string | null> {
-  const deadline = runDeadline(options.runTimeoutMs, options.signal);
-  const request = { prompt, maxTokens: options.maxTokens, signal: deadline.signal };
-  try {
-    await target.prepareRun?.(request);
-    await target.stream(request, { firstByte() {}, content() {} });
-    return null;
-  } catch (error) {
-    if (deadline.expired) return `timed out after ${options.runTimeoutMs} ms`;
-    return error instanceof Error ? error.message.split("\n")[0]! : String(error);
-  } finally {
-    deadline.clear();
-  }
 }
