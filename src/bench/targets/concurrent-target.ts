@@ -65,7 +65,8 @@ export class ConcurrentTarget implements BenchTarget {
             recorder,
           );
         } catch (error) {
-          if (firstFailure === undefined && !siblings.signal.aborted) {
+          // Only the first failure aborts the siblings, so the first catch is always the run's own error.
+          if (firstFailure === undefined) {
             firstFailure = { error };
             siblings.abort();
           }
@@ -74,9 +75,8 @@ export class ConcurrentTarget implements BenchTarget {
         return first;
       }),
     );
+    // Every rejection passed through the catch above, so none is left when there was no failure.
     if (firstFailure !== undefined) throw firstFailure.error;
-    const rejected = settled.find((outcome) => outcome.status === "rejected");
-    if (rejected !== undefined) throw (rejected as PromiseRejectedResult).reason;
     const firsts = settled.map((outcome) => (outcome as PromiseFulfilledResult<number | null>).value);
     const arrived = firsts.filter((at): at is number => at !== null);
     const middle = median(arrived);
