@@ -83,7 +83,6 @@ function tesseraInProcess(options: TtfbTargetOptions, secondTurn = false): Bench
   });
 }
 
-/** A row whose server is a child process started in prepare() and stopped in close(). */
 interface ServerRowOptions {
   extraBody?: Record<string, unknown>;
   api: "chat" | "completions";
@@ -91,20 +90,17 @@ interface ServerRowOptions {
   firstTokenTimings?: boolean;
   /** A Node server (tessera serve, the HTTP floor): it gets the JIT warm-up. */
   jitCompiled?: boolean;
-  newConnections?: boolean;
 }
 
+/**
+ * A row whose server is a child process started in prepare() and stopped in close(); its requests keep
+ * their connections unless options.newConnections.
+ */
 function serverRow(
+  options: TtfbTargetOptions,
   name: string,
   start: (port: number, signal: AbortSignal) => Promise<ServerProcess>,
-  {
-    extraBody,
-    api,
-    secondTurn = false,
-    firstTokenTimings = false,
-    jitCompiled = false,
-    newConnections = false,
-  }: ServerRowOptions,
+  { extraBody, api, secondTurn = false, firstTokenTimings = false, jitCompiled = false }: ServerRowOptions,
 ) {
   let server: ServerProcess | undefined;
   let port = 0;
@@ -118,7 +114,7 @@ function serverRow(
     secondTurn,
     firstTokenTimings,
     jitCompiled,
-    newConnections,
+    newConnections: options.newConnections === true,
     ...(extraBody !== undefined && { extraBody }),
     prepare: async (signal) => {
       port = await freePort();
@@ -280,10 +276,9 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
     if (row === "tessera-serve") {
       const name = "tessera serve (HTTP)";
       targets.push(
-        serverRow(name, startTesseraServe(options, name, 1, options.contextSize), {
+        serverRow(options, name, startTesseraServe(options, name, 1, options.contextSize), {
           extraBody: servePeerBody,
           api: "completions",
-          newConnections: options.newConnections === true,
           firstTokenTimings: true,
           jitCompiled: true,
         }),
@@ -292,20 +287,18 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
     if (row === "llama-server") {
       const name = "llama-server (HTTP)";
       targets.push(
-        serverRow(name, startLlamaServer(options, name, 1), {
+        serverRow(options, name, startLlamaServer(options, name, 1), {
           extraBody: llamaServerBody,
           api: "completions",
-          newConnections: options.newConnections === true,
         }),
       );
     }
     if (row === "http-floor") {
       // The same request as the serve rows; the server reads and parses it, then answers at once.
       targets.push(
-        serverRow(httpFloorName, startHttpFloorServer(), {
+        serverRow(options, httpFloorName, startHttpFloorServer(), {
           extraBody: servePeerBody,
           api: "completions",
-          newConnections: options.newConnections === true,
           jitCompiled: true,
         }),
       );
@@ -315,10 +308,9 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
       const name = "tessera serve (HTTP, 2nd turn)";
       const start = startTesseraServe(options, name, 1, options.contextSize * 2);
       targets.push(
-        serverRow(name, start, {
+        serverRow(options, name, start, {
           extraBody: servePeerBody,
           api: "chat",
-          newConnections: options.newConnections === true,
           secondTurn: true,
           firstTokenTimings: true,
           jitCompiled: true,
@@ -328,20 +320,18 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
     if (row === "tessera-serve-4x") {
       const name = `tessera serve (HTTP, ${concurrentRequests} at once)`;
       const start = startTesseraServe(options, name, concurrentRequests, options.contextSize);
-      const inner = serverRow(name, start, {
+      const inner = serverRow(options, name, start, {
         extraBody: servePeerBody,
         api: "completions",
-        newConnections: options.newConnections === true,
         jitCompiled: true,
       });
       targets.push(new ConcurrentTarget(inner, concurrentRequests));
     }
     if (row === "llama-server-4x") {
       const name = `llama-server (HTTP, ${concurrentRequests} at once)`;
-      const inner = serverRow(name, startLlamaServer(options, name, concurrentRequests), {
+      const inner = serverRow(options, name, startLlamaServer(options, name, concurrentRequests), {
         extraBody: llamaServerBody,
         api: "completions",
-        newConnections: options.newConnections === true,
       });
       targets.push(new ConcurrentTarget(inner, concurrentRequests));
     }
