@@ -14,6 +14,7 @@ import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
 import { svgStackedChart } from "./svg-stacked-chart.js";
 import type { TtfbResult } from "./ttfb-benchmark.js";
+import type { WarmUpRecord } from "./ttfb-warm-up.js";
 
 const pair = formatMedianP90;
 
@@ -64,16 +65,7 @@ export function ttfbMarkdown(result: TtfbResult): string {
   // Results written before the warm-up existed have no such field.
   const warmUp = settings.jitWarmUp ?? null;
   const warmed =
-    warmUp === null
-      ? ""
-      : `${warmUp.generations} JIT warm-up generations on each row that runs JavaScript here (${
-          // The first version's record (2026-12-02 07:50) had no rows: it warmed every row.
-          warmUp.rows === undefined ? "every row then" : `${warmUp.rows.length} of them`
-        }; ${Math.min(...settings.promptTokens)}-token prompts, ${warmUp.maxTokens} tokens each${
-          typeof warmUp.stoppedByLimitMs === "number"
-            ? `; as many as started within ${warmUp.stoppedByLimitMs >= 1000 ? `${warmUp.stoppedByLimitMs / 1000} s` : `${warmUp.stoppedByLimitMs} ms`}`
-            : ""
-        }) first, then `;
+    warmUp === null ? "" : `${jitWarmUpPhrase(warmUp, Math.min(...settings.promptTokens))}, then `;
   const stopped = Object.entries(warmUp?.stopped ?? {}).map(
     ([row, why]) => `\n\nThe JIT warm-up of ${row} stopped early: ${why.replace(/\.$/, "")}.`,
   );
@@ -83,6 +75,19 @@ export function ttfbMarkdown(result: TtfbResult): string {
     `${settings.order === "shuffled" ? `rows in a new random order each run (--order-seed ${settings.orderSeed})` : "rows in the listed order"}; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}${failedRunsMarkdown(result)}${connectionNotesMarkdown(result)}`
   );
+}
+
+/** "N JIT warm-up generations on each row that runs JavaScript here (…) first" for the header line. */
+function jitWarmUpPhrase(warmUp: WarmUpRecord, shortestPrompt: number): string {
+  // The first version's record (2026-12-02 07:50) had no rows: it warmed every row.
+  const rows =
+    (warmUp.rows as string[] | undefined) === undefined ? "every row then" : `${warmUp.rows.length} of them`;
+  const limit = warmUp.stoppedByLimitMs;
+  const stoppedBy =
+    typeof limit !== "number"
+      ? ""
+      : `; as many as started within ${limit >= 1000 ? `${limit / 1000} s` : `${limit} ms`}`;
+  return `${warmUp.generations} JIT warm-up generations on each row that runs JavaScript here (${rows}; ${shortestPrompt}-token prompts, ${warmUp.maxTokens} tokens each${stoppedBy}) first`;
 }
 
 /** Rows whose server did not keep connections alive: each of their requests paid for a new one. */
