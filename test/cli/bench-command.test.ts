@@ -18,6 +18,16 @@ afterAll(() => {
   for (const folder of outputs) rmSync(folder, { recursive: true, force: true });
 });
 
+/** `bench ttfb --quick` with `flags` fails in one line matching `message`, and writes no results. */
+async function expectTtfbRefused(flags: string[], message: RegExp): Promise<void> {
+  const out = outputFolder();
+  const result = await runCli(["bench", "ttfb", "--quick", "--out", out, ...flags]);
+  expect(result.code).toBe(1);
+  expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
+  expect(withoutNotices(result.stderr)).toMatch(message);
+  expect(existsSync(join(out, "ttfb.json"))).toBe(false);
+}
+
 describe("tessera bench ttfb --quick", () => {
   it("measures every local row (or says why it is skipped) and writes JSON, markdown and SVG", async () => {
     const out = outputFolder();
@@ -163,39 +173,17 @@ describe("tessera bench ttfb --quick", () => {
   });
 
   it("refuses a row named twice in --rows, in one line", async () => {
-    const out = outputFolder();
-    const result = await runCli([
-      "bench",
-      "ttfb",
-      "--quick",
-      "--out",
-      out,
-      "--rows",
-      "http-floor,http-floor",
-    ]);
-    expect(result.code).toBe(1);
-    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
-    expect(withoutNotices(result.stderr)).toMatch(/--rows names http-floor twice; name each row once/);
-    expect(existsSync(join(out, "ttfb.json"))).toBe(false);
+    await expectTtfbRefused(
+      ["--rows", "http-floor,http-floor"],
+      /--rows names http-floor twice; name each row once/,
+    );
   });
 
   it("refuses --order-seed with --order fixed in one line naming both", async () => {
-    const out = outputFolder();
-    const result = await runCli([
-      "bench",
-      "ttfb",
-      "--quick",
-      "--out",
-      out,
-      "--order",
-      "fixed",
-      "--order-seed",
-      "3",
-    ]);
-    expect(result.code).toBe(1);
-    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
-    expect(withoutNotices(result.stderr)).toMatch(/--order-seed seeds the shuffles of --order shuffled/);
-    expect(existsSync(join(out, "ttfb.json"))).toBe(false);
+    await expectTtfbRefused(
+      ["--order", "fixed", "--order-seed", "3"],
+      /--order-seed seeds the shuffles of --order shuffled/,
+    );
   });
 
   it("refuses a bad --rows, --remote or --model before it makes the --out folder", async () => {
@@ -213,14 +201,10 @@ describe("tessera bench ttfb --quick", () => {
   });
 
   it("rejects a bad remote spec in one line, before any work", async () => {
-    const out = outputFolder();
-    const result = await runCli(["bench", "ttfb", "--quick", "--out", out, "--remote", "ftp://x,model"]);
-    expect(result.code).toBe(1);
-    expect(linesOf(withoutNotices(result.stderr))).toHaveLength(1);
-    expect(withoutNotices(result.stderr)).toMatch(
+    await expectTtfbRefused(
+      ["--remote", "ftp://x,model"],
       /^tessera: Invalid remote "ftp:\/\/x,model": only http\(s\) URLs/,
     );
-    expect(existsSync(join(out, "ttfb.json"))).toBe(false);
   });
 });
 
