@@ -16,7 +16,10 @@ export interface MarkdownColumn {
  * or HTML to the page.
  */
 export function escapeMarkdownText(text: string): string {
-  return text.replace(/\r\n?|\n/g, " ").replace(/[\\`*_[\]<>|~&]/g, (character) => `\\${character}`);
+  // An underscore inside a word (TESSERA_LLAMA_SERVER) makes no emphasis, so it stays as it is to read.
+  return text
+    .replace(/\r\n?|\n/g, " ")
+    .replace(/[\\`*[\]<>|~&]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, (character) => `\\${character}`);
 }
 
 function escapeCell(text: string): string {

@@ -43,11 +43,16 @@ describe("bench ttfb's failed runs", () => {
 
   it("quote a server's message as text: no markup or HTML of its own reaches the page", async () => {
     const result = await runTtfbBenchmark(
-      [target("remote", () => "HTTP 502 <script>alert(1)</script> **bold** `code` a|b [x](y) &amp;")],
+      [
+        target(
+          "remote",
+          () => "HTTP 502 <script>alert(1)</script> **bold** `code` a|b [x](y) &amp; SOME_NAME _em_",
+        ),
+      ],
       { promptTokens: [16], runs: 1, maxTokens: 2, warmupRuns: 0 },
     );
     expect(ttfbMarkdown(result)).toContain(
-      "- remote: 1 of 1 runs failed: HTTP 502 \\<script\\>alert(1)\\</script\\> \\*\\*bold\\*\\* \\`code\\` a\\|b \\[x\\](y) \\&amp;",
+      "- remote: 1 of 1 runs failed: HTTP 502 \\<script\\>alert(1)\\</script\\> \\*\\*bold\\*\\* \\`code\\` a\\|b \\[x\\](y) \\&amp; SOME_NAME \\_em\\_",
     );
   });
 
