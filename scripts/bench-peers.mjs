@@ -1,16 +1,28 @@
 #!/usr/bin/env node
 // Builds llama.cpp's own `llama-bench` and `llama-server` (the reference rows of `tessera bench`) from
-// the llama.cpp source bundle that node-llama-cpp ships, fully offline. Opt-in and never run in CI:
+// the llama.cpp source bundle that node-llama-cpp ships, fully offline. It then links llama-server's
+// compiled code a second time, against node-llama-cpp's prebuilt libllama/libggml (the ones tessera
+// loads; their CPU backend variant is picked at run time), into build/bin-prebuilt/: with it, `bench ttfb`
+// compares the two servers on the same llama.cpp build, where the first llama-server is compiled here
+// for this CPU. Opt-in and never run in CI:
 // it compiles all of llama.cpp (about 13 minutes on 2 cores). The result is cached in
 // .cache/bench-peers/<tag>/ (git-ignored) and reused while the bundle is unchanged.
 //
 // Usage: node scripts/bench-peers.mjs [--jobs N] [--nice]     (prints the folder of the binaries)
 // Environment: TESSERA_PEERS_JOBS (default 1, so other work on a small machine is not starved).
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { locateLlamaBundle } from "./llama-bundle.mjs";
+import { locateLlamaBundle, packageRoot } from "./llama-bundle.mjs";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cacheRoot = join(projectRoot, ".cache", "bench-peers");
@@ -43,6 +55,8 @@ const buildFolder = join(buildRoot, "build");
 const binFolder = join(buildFolder, "bin");
 const doneMarker = join(buildRoot, ".complete");
 const targets = ["llama-bench", "llama-server"];
+const prebuiltFolder = join(buildFolder, "bin-prebuilt");
+const prebuiltServer = join(prebuiltFolder, "llama-server");
 
 // x86-64: the instruction sets come from /proc/cpuinfo instead of -march=native, so that AMX is never
 // compiled in. Many VMs list AMX in cpuinfo without enabling its register state; llama.cpp's AMX kernels
@@ -88,7 +102,8 @@ const configurationKey = JSON.stringify(configureOptions);
 if (
   existsSync(doneMarker) &&
   readFileSync(doneMarker, "utf8").trim() === configurationKey &&
-  targets.every((target) => existsSync(join(binFolder, target)))
+  targets.every((target) => existsSync(join(binFolder, target))) &&
+  existsSync(prebuiltServer)
 ) {
   console.log(binFolder);
   process.exit(0);
@@ -129,8 +144,62 @@ for (const target of targets) {
   if (!existsSync(join(binFolder, target)))
     fail(`the build finished but ${join(binFolder, target)} is missing.`);
 }
+linkPrebuiltServer();
 writeFileSync(doneMarker, `${configurationKey}\n`);
 console.error(
   `tessera bench:peers: built ${targets.join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
 console.log(binFolder);
+
+// llama-server's own link command (CMake's link.txt), with llama.cpp's static libraries swapped for the
+// prebuilt shared ones: the server's code (HTTP, slots, common, mtmd) is the same object files, and
+// llama.cpp itself is exactly what tessera runs. The prebuilt libggml loads its CPU backend from the
+// executable's folder (ggml_backend_load_all), so the folder links every prebuilt library beside it.
+function linkPrebuiltServer() {
+  const flavour = `${process.platform}-${process.arch}`;
+  const binaries = packageRoot(projectRoot, `@node-llama-cpp/${flavour}`);
+  const libraries = binaries && join(binaries, "bins", flavour);
+  if (libraries === undefined || !existsSync(libraries))
+    fail(`node-llama-cpp's prebuilt libraries for ${flavour} were not found; reinstall node-llama-cpp.`);
+  const files = readdirSync(libraries);
+  const prebuilt = (pattern) => {
+    const found = files.find((name) => pattern.test(name));
+    if (found === undefined) fail(`no library matching ${pattern} in ${libraries}`);
+    return join(libraries, found);
+  };
+  const serverBuild = join(buildFolder, "tools", "server");
+  const linkFile = join(serverBuild, "CMakeFiles", "llama-server.dir", "link.txt");
+  if (!existsSync(linkFile)) fail(`${linkFile} is missing: this llama.cpp's build has changed shape.`);
+  const swaps = new Map([
+    ["../../src/libllama.a", prebuilt(/^libllama\.v[\d.]+\.so$|^libllama\.so$/)],
+    ["../../ggml/src/libggml.a", prebuilt(/^libggml\.v[\d.]+\.so$|^libggml\.so$/)],
+    ["../../ggml/src/libggml-cpu.a", null],
+    ["../../ggml/src/libggml-base.a", prebuilt(/^libggml-base\.so$/)],
+    ["../../bin/llama-server", prebuiltServer],
+  ]);
+  const words = readFileSync(linkFile, "utf8").trim().split(/\s+/);
+  for (const library of swaps.keys()) {
+    if (!words.includes(library))
+      fail(
+        `llama-server's link command (${linkFile}) no longer names ${library}; update linkPrebuiltServer().`,
+      );
+  }
+  const command = words.flatMap((word) => (swaps.has(word) ? [swaps.get(word)].filter(Boolean) : [word]));
+  rmSync(prebuiltFolder, { recursive: true, force: true });
+  mkdirSync(prebuiltFolder, { recursive: true });
+  for (const name of files.filter((file) => /^lib.*\.so$/.test(file)))
+    symlinkSync(join(libraries, name), join(prebuiltFolder, name));
+  const [program, ...programArguments] = [...command, `-Wl,-rpath,${libraries}`].map((word) =>
+    word.replace(/^"(.*)"$/, "$1"),
+  );
+  const [wrapped, wrappedArguments] = wrap(program, programArguments);
+  const result = spawnSync(wrapped, wrappedArguments, {
+    stdio: ["ignore", "inherit", "inherit"],
+    cwd: serverBuild,
+  });
+  if (result.status !== 0 || !existsSync(prebuiltServer))
+    fail(
+      `linking llama-server against the prebuilt libraries failed (exit ${result.status ?? result.signal}).`,
+    );
+  console.error(`tessera bench:peers: linked ${prebuiltServer} against ${libraries}`);
+}

@@ -1,14 +1,25 @@
 // Where llama.cpp's own llama-bench and llama-server are: $TESSERA_LLAMA_BENCH / $TESSERA_LLAMA_SERVER, or
 // the build of `npm run bench:peers` (scripts/bench-peers.mjs) under .cache/bench-peers/<tag>/build/bin.
+// "llama-server-prebuilt" is the same llama-server's code linked against node-llama-cpp's prebuilt
+// libraries, the ones tessera loads (build/bin-prebuilt/): the like-for-like reference for `tessera serve`,
+// where the other llama-server runs llama.cpp compiled here for this CPU.
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { packageRoot } from "../support/package-folders.js";
 
-export type PeerBinaryName = "llama-bench" | "llama-server";
+export type PeerBinaryName = "llama-bench" | "llama-server" | "llama-server-prebuilt";
 
 const environmentOverrides: Record<PeerBinaryName, string> = {
   "llama-bench": "TESSERA_LLAMA_BENCH",
   "llama-server": "TESSERA_LLAMA_SERVER",
+  "llama-server-prebuilt": "TESSERA_LLAMA_SERVER_PREBUILT",
+};
+
+/** Where each binary lies inside a bench:peers build folder. */
+const buildPaths: Record<PeerBinaryName, readonly string[]> = {
+  "llama-bench": ["bin", "llama-bench"],
+  "llama-server": ["bin", "llama-server"],
+  "llama-server-prebuilt": ["bin-prebuilt", "llama-server"],
 };
 
 /** The binary's path, or null with nothing built. */
@@ -18,7 +29,7 @@ export function findPeerBinary(name: PeerBinaryName): string | null {
   const cache = join(packageRoot(), ".cache", "bench-peers");
   if (!existsSync(cache)) return null;
   for (const build of readdirSync(cache).sort().reverse()) {
-    const candidate = join(cache, build, "build", "bin", name);
+    const candidate = join(cache, build, "build", ...buildPaths[name]);
     if (existsSync(join(cache, build, ".complete")) && existsSync(candidate)) return candidate;
   }
   return null;

@@ -1,6 +1,7 @@
 // The rows of `tessera bench ttfb`: tessera in-process, node-llama-cpp in-process, the C++ greedy runner
 // (the honest limit on the same libraries), `tessera serve` and llama.cpp's llama-server over HTTP (when
-// built), the HTTP floor (a node:http server that does no work: what any served first token pays for the
+// built; twice: compiled here for this CPU, and its code linked against the prebuilt libraries tessera
+// loads, so that a difference in llama.cpp's build is not counted as the server's), the HTTP floor (a node:http server that does no work: what any served first token pays for the
 // request's way there and back), a second chat turn (in-process and serve), 4 concurrent requests to each server, and every
 // configured remote provider. Work per row, so that compared rows do the same: the in-process rows and
 // the runner render the model's chat template around the prompt; serve and llama-server both take bare
@@ -32,6 +33,7 @@ export const localRows = [
   "greedy-runner",
   "tessera-serve",
   "llama-server",
+  "llama-server-prebuilt",
   "http-floor",
   "tessera-2nd-turn",
   "tessera-serve-2nd-turn",
@@ -197,14 +199,18 @@ function startHttpFloorServer(): (port: number, signal: AbortSignal) => Promise<
   };
 }
 
+/** The llama-server row built on node-llama-cpp's prebuilt libraries (scripts/bench-peers.mjs). */
+export const llamaServerPrebuiltName = "llama-server (HTTP, prebuilt libs)";
+
 function startLlamaServer(
   options: TtfbTargetOptions,
   name: string,
   parallel: number,
+  binaryName: "llama-server" | "llama-server-prebuilt" = "llama-server",
 ): (port: number, signal: AbortSignal) => Promise<ServerProcess> {
   return (port, signal) => {
-    const binary = findPeerBinary("llama-server");
-    if (binary === null) throw new BenchTargetUnavailableError(name, peerMissingNote("llama-server"));
+    const binary = findPeerBinary(binaryName);
+    if (binary === null) throw new BenchTargetUnavailableError(name, peerMissingNote(binaryName));
     return ServerProcess.start({
       name,
       command: binary,
@@ -234,6 +240,8 @@ export function ttfbComparisons(
     ["tessera (in-process)", "greedy runner (C++)"],
     ["node-llama-cpp (in-process)", "greedy runner (C++)"],
     ["tessera serve (HTTP)", "llama-server (HTTP)"],
+    // The like-for-like reference: llama-server's code on the llama.cpp build tessera loads.
+    ["tessera serve (HTTP)", llamaServerPrebuiltName],
     ["tessera serve (HTTP)", "tessera (in-process)"],
     ["tessera (in-process, 2nd turn)", "tessera (in-process)"],
     ["tessera serve (HTTP, 2nd turn)", "tessera (in-process, 2nd turn)"],
@@ -288,6 +296,15 @@ export function ttfbTargets(options: TtfbTargetOptions): BenchTarget[] {
       const name = "llama-server (HTTP)";
       targets.push(
         serverRow(options, name, startLlamaServer(options, name, 1), {
+          extraBody: llamaServerBody,
+          api: "completions",
+        }),
+      );
+    }
+    if (row === "llama-server-prebuilt") {
+      const start = startLlamaServer(options, llamaServerPrebuiltName, 1, "llama-server-prebuilt");
+      targets.push(
+        serverRow(options, llamaServerPrebuiltName, start, {
           extraBody: llamaServerBody,
           api: "completions",
         }),

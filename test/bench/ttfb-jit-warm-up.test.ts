@@ -139,6 +139,7 @@ describe("bench ttfb JIT warm-up", () => {
       "greedy runner (C++)": false,
       "tessera serve (HTTP)": true,
       "llama-server (HTTP)": false,
+      "llama-server (HTTP, prebuilt libs)": false,
       "HTTP floor (no model)": true,
       "tessera (in-process, 2nd turn)": true,
       "tessera serve (HTTP, 2nd turn)": true,

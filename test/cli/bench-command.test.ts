@@ -53,15 +53,17 @@ describe("tessera bench ttfb --quick", () => {
       "greedy runner (C++)",
       "tessera serve (HTTP)",
       "llama-server (HTTP)",
+      "llama-server (HTTP, prebuilt libs)",
       "HTTP floor (no model)",
       "tessera (in-process, 2nd turn)",
       "tessera serve (HTTP, 2nd turn)",
       "tessera serve (HTTP, 4 at once)",
       "llama-server (HTTP, 4 at once)",
     ]);
-    expect(json.rows).toHaveLength(20);
+    expect(json.rows).toHaveLength(22);
     for (const row of json.rows) {
-      if (row.target.startsWith("llama-server (HTTP") && findPeerBinary("llama-server") === null) {
+      const peer = row.target.endsWith("prebuilt libs)") ? "llama-server-prebuilt" : "llama-server";
+      if (row.target.startsWith("llama-server (HTTP") && findPeerBinary(peer) === null) {
         expect(row.skipped).toMatch(/npm run bench:peers/);
         continue;
       }
@@ -115,7 +117,7 @@ describe("tessera bench ttfb --quick", () => {
       /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/,
     );
     const written = JSON.parse(readFileSync(join(out, "ttfb.json"), "utf8"));
-    expect(written.rows).toHaveLength(20);
+    expect(written.rows).toHaveLength(22);
     // Paired comparisons of the rows that ran side by side, each length on its own line.
     const pairs = written.comparisons.map(
       (comparison: { target: string; reference: string; promptTokens: number }) =>
