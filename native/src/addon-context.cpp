@@ -310,6 +310,20 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   config.ignoreEos = booleanOption(options, "ignoreEos", false);
   config.promptLogprobs = booleanOption(options, "promptLogprobs", false);
   config.reusePrefix = booleanOption(options, "reusePrefix", true);
+  config.prefillOnly = booleanOption(options, "prefillOnly", false);
+  // `after`: a job of this context that must finish before this one takes a sequence (its prefill-ahead).
+  const Napi::Value afterValue = options.Get("after");
+  if (!afterValue.IsUndefined() && !afterValue.IsNull()) {
+    const Napi::Function jobClass = addonData(env).decodeJobConstructor.Value();
+    if (!afterValue.IsObject() || !afterValue.As<Napi::Object>().InstanceOf(jobClass)) {
+      throwCoded(env, "ERR_INVALID_ARGUMENT", "`after` must be a generation of this context");
+    }
+    AddonDecodeJob* after = AddonDecodeJob::Unwrap(afterValue.As<Napi::Object>());
+    if (after->engine().get() != &engine || !after->state()) {
+      throwCoded(env, "ERR_INVALID_ARGUMENT", "`after` must be a generation of this context");
+    }
+    state->after = after->state();
+  }
   config.tokenLogprobs = booleanOption(options, "tokenLogprobs", true);
   const double deliveryDelayMs = numberOption(options, "deliveryDelayMs", 2);
   if (!(deliveryDelayMs >= 0 && deliveryDelayMs <= 1000)) {

@@ -150,7 +150,11 @@ bool DecodeEngine::hasWorkLocked() {
   for (auto& job : waiting_) {
     if (job->abortRequested.load()) return true;
   }
-  if (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) return true;
+  if (static_cast<int32_t>(active_.size()) < sequenceCount_) {
+    for (auto& job : waiting_) {
+      if (assignableLocked(*job)) return true;
+    }
+  }
   for (auto& job : active_) {
     if (job->abortRequested.load()) return true;
     if (job->events.hasRoomLocked()) return true;
@@ -184,6 +188,7 @@ void DecodeEngine::finishLocked(const std::shared_ptr<DecodeJob>& job, FinishRea
   std::vector<llama_token_data>().swap(job->candidates);
   std::vector<float>().swap(job->processedRow);
   job->cutBy.release();
+  job->after.reset();
   if (job->pullWaiting) {
     job->pullWaiting = false;
     toNotify.push_back(job);
@@ -191,12 +196,22 @@ void DecodeEngine::finishLocked(const std::shared_ptr<DecodeJob>& job, FinishRea
 }
 
 void DecodeEngine::assignSequencesLocked() {
-  while (!waiting_.empty() && static_cast<int32_t>(active_.size()) < sequenceCount_) {
-    auto job = waiting_.front();
-    waiting_.erase(waiting_.begin());
-    job->sequence = chooseSequenceLocked(*job);
-    active_.push_back(job);
-    peakLive_ = std::max(peakLive_, static_cast<int32_t>(active_.size()));
+  // Two passes, each in arrival order: first the jobs whose prefill-ahead has just finished (its cells are
+  // theirs to continue; a job queued without one would take and cut them), then the rest. A job still
+  // waiting for its prefill-ahead stays queued without holding up the others.
+  for (const bool followers : {true, false}) {
+    for (size_t index = 0; index < waiting_.size() && static_cast<int32_t>(active_.size()) < sequenceCount_;) {
+      auto job = waiting_[index];
+      if (!assignableLocked(*job) || (followers && !job->after)) {
+        index++;
+        continue;
+      }
+      waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(index));
+      job->after.reset();
+      job->sequence = chooseSequenceLocked(*job);
+      active_.push_back(job);
+      peakLive_ = std::max(peakLive_, static_cast<int32_t>(active_.size()));
+    }
   }
 }
 
@@ -214,6 +229,16 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
   //    equals.
   // docs/native.md has the rules this replaced and the replays that chose between them, and this one's
   // weak spot (a long idle history outlives shorter live ones).
+  // 0. a prefill-ahead whose whole prompt a sequence already holds (the history of a chat's next turn)
+  //    takes that sequence and does nothing there (startJob): the generation that follows it then chooses
+  //    as if it had not run, instead of finding that history cut or copied.
+  if (job.config.prefillOnly && reuses) {
+    for (int32_t sequence = 0; sequence < sequenceCount_; sequence++) {
+      if (busy[static_cast<size_t>(sequence)]) continue;
+      if (commonPrefix(sequenceTokens_[static_cast<size_t>(sequence)], job.config.prompt) == job.config.prompt.size())
+        return sequence;
+    }
+  }
   int32_t continued = -1;
   size_t continuedShared = 0;
   int32_t empty = -1;
@@ -251,8 +276,17 @@ bool DecodeEngine::startJob(DecodeJob& job) {
   const int32_t sequence = job.sequence;
   auto& cached = sequenceTokens_[static_cast<size_t>(sequence)];
   llama_memory_t memory = llama_get_memory(context_);
-  // Keep at least one prompt token to decode: its logits drive the first sample.
-  const size_t usableLimit = prompt.size() - 1;
+  // Keep at least one prompt token to decode: its logits drive the first sample. A prefill-ahead samples
+  // nothing: when its sequence holds its whole prompt, it leaves the cells as they are and finishes.
+  if (job.config.prefillOnly && job.config.reusePrefix && commonPrefix(cached, prompt) == prompt.size()) {
+    job.started = true;
+    job.promptCursor = prompt.size();
+    job.position = static_cast<int32_t>(prompt.size());
+    job.reusedPromptTokens = static_cast<int32_t>(prompt.size());
+    job.prefillDone = true;
+    return true;
+  }
+  const size_t usableLimit = job.config.prefillOnly ? prompt.size() : prompt.size() - 1;
   size_t reused = 0;
 
   if (job.config.reusePrefix && !job.config.promptLogprobs) {
@@ -337,7 +371,7 @@ void DecodeEngine::addPlanned(llama_batch& batch, Planned& planned) {
     const size_t index = job.promptCursor + offset;
     const bool last = index + 1 == prompt.size();
     addToken(prompt[index], static_cast<llama_pos>(index), job.sequence,
-             last || job.config.promptLogprobs);
+             (last && !job.config.prefillOnly) || job.config.promptLogprobs);
   }
 }
 
@@ -395,6 +429,11 @@ void DecodeEngine::completePlanned(const Planned& planned, const llama_batch& ba
     job->position += static_cast<int32_t>(planned.tokenCount);
     if (job->promptCursor == prompt.size()) {
       job->prefillDone = true;
+      if (job->config.prefillOnly) {
+        std::lock_guard<std::mutex> lock(mutex);
+        finishLocked(job, FinishReason::stop, nullptr, "", toNotify);
+        return;
+      }
       const int32_t lastIndex = static_cast<int32_t>(planned.firstBatchIndex + planned.tokenCount - 1);
       sampleGuarded(job, llama_get_logits_ith(context_, lastIndex), toNotify);
     }
@@ -531,6 +570,10 @@ void DecodeEngine::step(llama_batch& batch, const std::vector<std::shared_ptr<De
       try {
         std::lock_guard<std::mutex> lock(mutex);
         if (!startJob(*job)) continue;
+        if (job->prefillDone) {
+          finishLocked(job, FinishReason::stop, nullptr, "", toNotify);
+          continue;
+        }
       } catch (const std::exception& error) {
         failJob(job, "ERR_NATIVE_EXCEPTION",
                 std::string("llama.cpp failed while preparing the sequence: ") + error.what(), toNotify);

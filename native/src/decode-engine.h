@@ -70,6 +70,8 @@ class DecodeEngine {
 
   void run();
   bool hasWorkLocked();
+  // A waiting job may take a sequence: the job it follows (DecodeJob::after), if any, has finished.
+  static bool assignableLocked(const DecodeJob& job) { return !job.after || job.after->finished; }
   void assignSequencesLocked();
   int32_t chooseSequenceLocked(const DecodeJob& job) const;
   bool startJob(DecodeJob& job);

@@ -24,6 +24,11 @@ struct DecodeJobConfig {
   bool ignoreEos = false;
   bool promptLogprobs = false;
   bool reusePrefix = true;
+  // Decode the prompt into the sequence's KV cells and finish ("stop"), sampling nothing and sending no
+  // event: a long prompt's first tokens are prefilled while JavaScript still tokenizes the rest, and the
+  // generation that follows (DecodeJob::after) reuses the cells. Wrong guesses cost time, never tokens:
+  // the follower has its own exact prompt and reuses only the prefix it shares.
+  bool prefillOnly = false;
   // Each event's logprob (chosen logit minus the processed log-sum-exp); false leaves it NaN and lets
   // greedy decoding without captures skip the log-sum-exp pass over the row.
   bool tokenLogprobs = true;
@@ -63,6 +68,9 @@ struct DecodeJob {
   bool notifyHeld = false;       // a pull is waiting and events are ready, but its wake-up is deferred
   Clock::time_point heldSince{};  // when the deferral began
   int32_t sequence = -1;  // assigned by the decode thread when a sequence is free
+  // Not given a sequence until this job has finished (a prefillOnly job warming this one's prefix), then
+  // before the jobs queued without one; released when this job is given its sequence.
+  std::shared_ptr<DecodeJob> after;
 
   // [decode thread]
   bool started = false;

@@ -143,6 +143,10 @@ export interface NativeGenerateOptions {
   readonly ignoreEos: boolean;
   readonly promptLogprobs: boolean;
   readonly reusePrefix: boolean;
+  /** Decode the prompt into a sequence's cells, then finish with no event (a prefill-ahead). */
+  readonly prefillOnly?: boolean;
+  /** A job of this context that must finish before this one takes a sequence (its prefill-ahead). */
+  readonly after?: NativeDecodeJob;
   /** Each event's logprob; false leaves it NaN (default true). See docs/native.md. */
   readonly tokenLogprobs?: boolean;
   readonly deliveryDelayMs?: number;

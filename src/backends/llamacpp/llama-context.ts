@@ -8,6 +8,7 @@ import type {
 } from "./addon-types.js";
 import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
 import { GrammarError } from "./errors/grammar-error.js";
+import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import {
@@ -16,6 +17,7 @@ import {
   resolveGenerateOptions,
 } from "./native-generate-options.js";
 import { checkTokens } from "./native-option-checks.js";
+import { nativeJobOf, PrefixPrefill } from "./prefix-prefill.js";
 import { TokenStream } from "./token-stream.js";
 
 export interface LlamaContextOptions {
@@ -162,11 +164,23 @@ export class LlamaContext implements AsyncDisposable {
       queueCapacity: resolved.queueCapacity,
       signal: resolved.signal,
     };
+    const prefill = resolved.afterPrefill;
+    if (prefill !== undefined && prefill.context !== this) {
+      throw new IncompatibleOptionsError(
+        "afterPrefill",
+        "(a prefill of another context)",
+        "afterPrefill was started on another context, whose cells this generation cannot reuse",
+        "pass a prefill from this context's prefillPrefix, or none",
+      );
+    }
     // Aborted before the start: no native work at all.
     if (resolved.signal?.aborted) return new TokenStream(undefined, config);
     let job: NativeDecodeJob;
     try {
-      job = this.#native.generate(resolved.native);
+      job =
+        prefill === undefined
+          ? this.#native.generate(resolved.native)
+          : this.#native.generate({ ...resolved.native, after: nativeJobOf(prefill) });
     } catch (error) {
       throw translateNativeError(
         error,
@@ -176,7 +190,43 @@ export class LlamaContext implements AsyncDisposable {
       );
     }
     this.#running++;
-    return new TokenStream(job, { ...config, onEnd: () => this.#running-- });
+    // The stream holds the prefill's handle until it ends: a collected handle aborts its native job.
+    const onEnd = () => {
+      this.#running--;
+      return prefill;
+    };
+    return new TokenStream(job, { ...config, onEnd });
+  }
+
+  /**
+   * Starts decoding a prompt's first tokens into a sequence's KV cells now, with nothing sampled, for a
+   * generation that follows with `afterPrefill`: that generation waits for it, then reuses the cells of
+   * the prefix its own prompt shares. For a long prompt, tokenize a first part, start its prefill, and
+   * tokenize the whole prompt while it runs (the backend does this for prompts of 1,024 characters or
+   * more). A prefix that turns out not to match costs decode time, never a wrong token; one a sequence
+   * already holds whole (a chat's history) is left as it is. Cancel it if no generation follows.
+   */
+  prefillPrefix(promptTokens: ArrayLike<number>): PrefixPrefill {
+    if (this.#disposed) throw new LlamaDisposedError("context");
+    const prompt = checkTokens("promptTokens", promptTokens, this.#vocabSize);
+    if (prompt.length === 0) throw new InvalidSamplerOptionError("promptTokens", "at least one token", "[]");
+    if (prompt.length >= this.#info.sequenceContextSize)
+      throw new ContextOverflowError(prompt.length, this.#info.sequenceContextSize);
+    const job = this.#call(() =>
+      this.#native.generate({
+        tokens: prompt,
+        greedy: true,
+        seed: 0,
+        maxTokens: 0,
+        ignoreEos: false,
+        promptLogprobs: false,
+        reusePrefix: true,
+        tokenLogprobs: false,
+        queueCapacity: 1,
+        prefillOnly: true,
+      }),
+    );
+    return new PrefixPrefill(this, job, prompt.length);
   }
 
   /**

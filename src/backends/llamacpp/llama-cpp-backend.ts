@@ -24,7 +24,14 @@ import { type LoadedLlama, loadLlama, tokenText } from "./llama-cpp-loader.js";
 import { llamaCppModelOptionsSchema } from "./llama-cpp-model-options.js";
 import type { LlamaModel } from "./llama-model.js";
 import { startLlamaStreamRun } from "./llama-stream-run.js";
-import { checkChoice, checkInteger, checkString, rejectUnknownOptions } from "./native-option-checks.js";
+import {
+  checkBoolean,
+  checkChoice,
+  checkInteger,
+  checkString,
+  rejectUnknownOptions,
+} from "./native-option-checks.js";
+import { PrefillAhead } from "./prefill-ahead.js";
 import { type PreparedRequest, prepareRequest } from "./request-preparation.js";
 import type { TokenStream } from "./token-stream.js";
 
@@ -57,6 +64,13 @@ export interface LlamaCppBackendOptions extends BaseBackendOptions {
   formatter?: ChatFormatter;
   /** Stream parts (about one per token) queued in a thunk ahead of its reader before decoding pauses; default 16. */
   queueCapacity?: number;
+  /**
+   * Start prefilling a long prompt's first quarter (prompts of 1,024 characters or more) while the whole
+   * prompt is tokenized, so the decode thread does not wait for the tokenizer; default true. The
+   * generation still decodes its own exact tokens: this moves when the work starts, never what is decoded
+   * (LlamaContext.prefillPrefix; docs/native.md, "Prefill ahead").
+   */
+  prefillAhead?: boolean;
 }
 
 const optionNames: ReadonlySet<string> = new Set([
@@ -74,6 +88,7 @@ const optionNames: ReadonlySet<string> = new Set([
   "chatTemplateLimits",
   "formatter",
   "queueCapacity",
+  "prefillAhead",
 ]);
 
 /**
@@ -88,6 +103,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
   readonly #options: LlamaCppBackendOptions & { sequences: number };
   readonly #sandbox: ChatTemplateSandbox;
   readonly #pieces = new Map<number, string>();
+  readonly #prefillAhead: PrefillAhead | null;
   #loading: Promise<LoadedLlama> | null = null;
   #loaded: LoadedLlama | null = null;
   #disposed = false;
@@ -106,6 +122,9 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     this.modelId = options.modelId ?? defaultModelId(options.model);
     this.formatter = options.formatter ?? new TemplateFormatter(this.modelId);
     this.#sandbox = new ChatTemplateSandbox(options.chatTemplateLimits);
+    const prefillAhead =
+      options.prefillAhead === undefined ? true : checkBoolean("prefillAhead", options.prefillAhead);
+    this.#prefillAhead = prefillAhead ? new PrefillAhead() : null;
     this.capabilities = {
       images: false,
       audio: false,
@@ -186,6 +205,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
       history,
       toolSpans: [action, ...(context.actionsForAvailableTools() ?? [])],
       options,
+      prefillAhead: this.#prefillAhead,
     });
     const [thunk] = this.#start(loaded, [prepared], options, requestStart);
     return { thunk: thunk!, context: context.add(action).add(thunk!) };
@@ -201,18 +221,25 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const loaded = await this.#ensureLoaded();
     // Everything is prepared and checked first, so one bad action starts no generation at all.
     const prepared: PreparedRequest<T>[] = [];
-    for (const action of actions) {
-      prepared.push(
-        await prepareRequest({
-          loaded,
-          sandbox: this.#sandbox,
-          formatter: this.formatter,
-          action,
-          history: [],
-          toolSpans: [action],
-          options,
-        }),
-      );
+    try {
+      for (const action of actions) {
+        prepared.push(
+          await prepareRequest({
+            loaded,
+            sandbox: this.#sandbox,
+            formatter: this.formatter,
+            action,
+            history: [],
+            toolSpans: [action],
+            options,
+            prefillAhead: this.#prefillAhead,
+          }),
+        );
+      }
+    } catch (error) {
+      // A later action was refused: no generation starts, and the earlier ones' prefills stop.
+      for (const item of prepared) item.prefill?.cancel();
+      throw error;
     }
     return this.#start(loaded, prepared, options, requestStart);
   }
@@ -267,6 +294,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     } catch (error) {
       // A later generation of the batch was refused (say its grammar): stop the ones already started.
       for (const stream of streams) stream.cancel();
+      for (const item of prepared) item.prefill?.cancel();
       throw error;
     }
     return prepared.map((item, index) => {

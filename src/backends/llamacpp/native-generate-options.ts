@@ -21,6 +21,7 @@ import {
   checkString,
   rejectUnknownOptions,
 } from "./native-option-checks.js";
+import { PrefixPrefill } from "./prefix-prefill.js";
 
 /** Logits capture for one vector kind: off, the top k (exact logprobs), or the whole vocabulary. */
 export type LogitsCapture = false | number | "full";
@@ -109,6 +110,11 @@ export interface GenerateTokensOptions {
    * which also releases what was held). 0 wakes the reader for every token.
    */
   readonly deliveryDelayMs?: number;
+  /**
+   * A prefill of this context (LlamaContext.prefillPrefix) to wait for: this generation takes no sequence
+   * until it has finished, then reuses the cells of the prefix its prompt shares with it.
+   */
+  readonly afterPrefill?: PrefixPrefill;
   readonly signal?: AbortSignal;
 }
 
@@ -136,11 +142,14 @@ const knownOptions: ReadonlySet<string> = new Set([
   "reusePrefix",
   "tokenLogprobs",
   "deliveryDelayMs",
+  "afterPrefill",
   "signal",
 ]);
 
 export interface ResolvedGenerateOptions {
   readonly native: NativeGenerateOptions;
+  /** The prefill this generation waits for (LlamaContext.prefillPrefix), if any. */
+  readonly afterPrefill?: PrefixPrefill;
   readonly seed: number;
   readonly signal: AbortSignal | undefined;
   readonly queueCapacity: number;
@@ -340,8 +349,16 @@ export function resolveGenerateOptions(
   if (grammar !== undefined && grammar.trim() === "") {
     throw new InvalidSamplerOptionError("grammar", "a non-empty GBNF grammar", grammar);
   }
+  if (options.afterPrefill !== undefined && !(options.afterPrefill instanceof PrefixPrefill)) {
+    throw new InvalidSamplerOptionError(
+      "afterPrefill",
+      "a PrefixPrefill from LlamaContext.prefillPrefix",
+      options.afterPrefill,
+    );
+  }
   return {
     native,
+    ...(options.afterPrefill !== undefined && { afterPrefill: options.afterPrefill }),
     seed: resolvedSeed,
     signal: checkSignal("signal", options.signal),
     queueCapacity,

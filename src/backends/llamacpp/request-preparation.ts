@@ -16,6 +16,8 @@ import {
   type ResolvedGenerateOptions as ResolvedNativeOptions,
   resolveGenerateOptions,
 } from "./native-generate-options.js";
+import type { PrefillAhead } from "./prefill-ahead.js";
+import type { PrefixPrefill } from "./prefix-prefill.js";
 import { toolCallGrammar } from "./tool-call-format.js";
 
 /** One request (or one of a batch), checked and tokenized, ready to start. */
@@ -35,6 +37,8 @@ export interface PreparedRequest<T> {
   readonly format: z.ZodType<T> | undefined;
   /** The native options, checked against the backend's context: what #start starts, unchecked again. */
   readonly native: ResolvedNativeOptions;
+  /** The prefill of the prompt's first part started while the rest was tokenized; cancel it if unused. */
+  readonly prefill: PrefixPrefill | null;
 }
 
 export interface PreparationInput<T> {
@@ -47,12 +51,15 @@ export interface PreparationInput<T> {
   /** Spans whose representations may carry tools. */
   readonly toolSpans: readonly Span[];
   readonly options: ResolvedGenerateOptions<T>;
+  /** Prefills a long prompt's first part while the rest is tokenized; null: never. */
+  readonly prefillAhead: PrefillAhead | null;
 }
 
 /**
  * Everything that can fail before decoding, in order: option combinations, the grammar (zod format or
  * tool calls), the chat template, tokenization, the context-size check (ContextOverflowError with both
- * numbers) and every native option. Nothing native starts here.
+ * numbers) and every native option. Nothing native starts here but a long prompt's prefill-ahead, which
+ * samples nothing and is cancelled when the request fails.
  */
 export async function prepareRequest<T>(input: PreparationInput<T>): Promise<PreparedRequest<T>> {
   const { loaded, options } = input;
@@ -121,43 +128,59 @@ export async function prepareRequest<T>(input: PreparationInput<T>): Promise<Pre
     limitOption: limit < sequenceSize ? "contextWindow" : "contextSize",
   } as const;
   refuseSurelyTooLong(loaded, prompt, limit, maxNewTokens, overflow);
-  const tokens = raw ? tokenizeRawPrompt(loaded.model, prompt) : tokenizePrompt(loaded.model, prompt);
-  const tokenizeEndedAt = performance.now();
-  const tokenizeMs = tokenizeEndedAt - tokenizeStart;
-  if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
-    throw new ContextOverflowError(tokens.length, limit, maxNewTokens, overflow);
+  const tokenize = raw
+    ? (text: string) => tokenizeRawPrompt(loaded.model, text)
+    : (text: string) => tokenizePrompt(loaded.model, text);
+  // A long prompt's first part starts prefilling now, while this thread tokenizes the whole prompt.
+  const prefill = input.prefillAhead?.start(loaded.context, prompt, tokenize) ?? null;
+  try {
+    const tokens = tokenize(prompt);
+    const tokenizeEndedAt = performance.now();
+    const tokenizeMs = tokenizeEndedAt - tokenizeStart;
+    if (tokens.length >= limit || tokens.length + (maxNewTokens ?? 0) > limit) {
+      throw new ContextOverflowError(tokens.length, limit, maxNewTokens, overflow);
+    }
+    // A context window smaller than the context bounds the output too.
+    const bounded =
+      maxNewTokens === undefined && limit < sequenceSize
+        ? { ...modelOptions, maxNewTokens: limit - tokens.length }
+        : modelOptions;
+    // Validates every native option now, so no generation of a batch starts when one of them is bad; the
+    // result is what starts, so the request path checks them once. No signal: the thunk listens to the
+    // caller's signal (once) and cancels the run's stream. tokenLogprobs off: nothing after the stream run
+    // reads an event's own logprob (logits traces, server logprobs and token signals use the captures'
+    // log-sum-exp), and greedy decoding without captures then skips a pass over the vocabulary per token
+    // (docs/native.md).
+    const native = resolveGenerateOptions(
+      tokens,
+      {
+        ...toTokenOptions(bounded, { grammar }),
+        tokenLogprobs: false,
+        ...(prefill !== null && { afterPrefill: prefill }),
+      },
+      loaded.model.vocabSize,
+      sequenceSize,
+    );
+    return {
+      action: input.action,
+      prompt,
+      tokens,
+      tokenizeMs,
+      templateMs,
+      templateStartedAt: templateStart,
+      tokenizeEndedAt,
+      tools,
+      grammar,
+      modelOptions: bounded,
+      format,
+      native,
+      prefill,
+    };
+  } catch (error) {
+    // The prefill samples nothing: cancelled, it leaves only the cells it decoded (a cache).
+    prefill?.cancel();
+    throw error;
   }
-  // A context window smaller than the context bounds the output too.
-  const bounded =
-    maxNewTokens === undefined && limit < sequenceSize
-      ? { ...modelOptions, maxNewTokens: limit - tokens.length }
-      : modelOptions;
-  // Validates every native option now, so no generation of a batch starts when one of them is bad; the
-  // result is what starts, so the request path checks them once. No signal: the thunk listens to the
-  // caller's signal (once) and cancels the run's stream. tokenLogprobs off: nothing after the stream run
-  // reads an event's own logprob (logits traces, server logprobs and token signals use the captures'
-  // log-sum-exp), and greedy decoding without captures then skips a pass over the vocabulary per token
-  // (docs/native.md).
-  const native = resolveGenerateOptions(
-    tokens,
-    { ...toTokenOptions(bounded, { grammar }), tokenLogprobs: false },
-    loaded.model.vocabSize,
-    sequenceSize,
-  );
-  return {
-    action: input.action,
-    prompt,
-    tokens,
-    tokenizeMs,
-    templateMs,
-    templateStartedAt: templateStart,
-    tokenizeEndedAt,
-    tools,
-    grammar,
-    modelOptions: bounded,
-    format,
-    native,
-  };
 }
 
 /**

@@ -1,0 +1,183 @@
+// A prefill-ahead (LlamaContext.prefillPrefix) decodes a prompt's first tokens into a sequence's cells
+// while JavaScript still tokenizes the rest; the generation started with `afterPrefill` waits for it and
+// reuses the cells of the prefix they share. It moves work earlier and must never change what is
+// decoded: these tests compare every answer with the same prompt on a context that never saw a prefill.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IncompatibleOptionsError } from "../../src/backends/llamacpp/errors/incompatible-options-error.js";
+import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { LlamaDisposedError } from "../../src/backends/llamacpp/errors/llama-disposed-error.js";
+import type { LlamaContext, LlamaContextOptions } from "../../src/backends/llamacpp/llama-context.js";
+import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
+import type { TokenStream, TokenStreamResult } from "../../src/backends/llamacpp/token-stream.js";
+import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
+import { GenerationAbortedError } from "../../src/core/errors/generation-aborted-error.js";
+import { loadTinyModel } from "./tiny-model.js";
+
+const greedy = { temperature: 0, maxTokens: 6, ignoreEos: true } as const;
+
+describe("prefilling a prompt's prefix ahead of its generation", () => {
+  let model: LlamaModel;
+  let reference: LlamaContext;
+  let prompt: Int32Array;
+  let expected: number[];
+
+  beforeAll(async () => {
+    model = await loadTinyModel();
+    reference = await model.createContext({ contextSize: 1024, threads: 1, flashAttention: "off" });
+    prompt = model.tokenize(
+      "river stone garden letter window morning silver market candle harbor meadow lantern journey ".repeat(
+        20,
+      ),
+    );
+    expected = (await answer(reference.generate(prompt, greedy))).tokens;
+  });
+  afterAll(() => model.dispose());
+
+  async function answer(stream: TokenStream): Promise<{ tokens: number[]; result: TokenStreamResult }> {
+    const tokens: number[] = [];
+    for await (const event of stream) tokens.push(event.token);
+    return { tokens, result: await stream.result };
+  }
+
+  async function withContext(
+    settings: Partial<LlamaContextOptions>,
+    test: (context: LlamaContext) => Promise<void>,
+  ): Promise<void> {
+    const context = await model.createContext({
+      contextSize: 1024,
+      threads: 1,
+      flashAttention: "off",
+      ...settings,
+    });
+    try {
+      await test(context);
+    } finally {
+      context.dispose();
+    }
+  }
+
+  const run = (context: LlamaContext, options: GenerateTokensOptions = {}) =>
+    answer(context.generate(prompt, { ...greedy, ...options }));
+
+  it("reuses the prefilled cells, decodes each prompt token once, and answers as without it", async () => {
+    await withContext({}, async (context) => {
+      const prefill = context.prefillPrefix(prompt.subarray(0, 100));
+      const { tokens, result } = await run(context, { afterPrefill: prefill });
+      expect(tokens).toEqual(expected);
+      expect(result.reusedPromptTokens).toBe(100);
+      expect(prefill.finished).toBe(true);
+      expect(prefill.reusedPromptTokens).toBe(0);
+      expect(context.counters.promptTokensDecoded).toBe(prompt.length);
+    });
+  });
+
+  it("reuses only the shared part of a prefill whose tail differs from the prompt", async () => {
+    await withContext({}, async (context) => {
+      const guessed = Int32Array.from([
+        ...prompt.subarray(0, 90),
+        ...model.tokenize("unrelated tail words", { addSpecial: false }),
+      ]);
+      const prefill = context.prefillPrefix(guessed);
+      const { tokens, result } = await run(context, { afterPrefill: prefill });
+      expect(tokens).toEqual(expected);
+      expect(result.reusedPromptTokens).toBe(90);
+    });
+  });
+
+  it("leaves a sequence that already holds the whole prefix as it is (a chat's next turn)", async () => {
+    await withContext({ sequences: 2 }, async (context) => {
+      const first = await run(context);
+      const prefill = context.prefillPrefix(prompt.subarray(0, 64));
+      const next = Int32Array.from([
+        ...prompt,
+        ...first.tokens,
+        ...model.tokenize(" and then", { addSpecial: false }),
+      ]);
+      const turn = await answer(context.generate(next, { ...greedy, afterPrefill: prefill }));
+      expect(prefill.reusedPromptTokens).toBe(64);
+      expect(turn.result.sequence).toBe(first.result.sequence);
+      // The history stayed whole: only what the first turn's last token and the new words add is decoded.
+      expect(turn.result.reusedPromptTokens).toBe(prompt.length + first.tokens.length - 1);
+      const alone = await answer(reference.generate(next, greedy));
+      expect(turn.tokens).toEqual(alone.tokens);
+    });
+  });
+
+  it("makes its generation wait for it rather than take another free sequence", async () => {
+    await withContext({ sequences: 2 }, async (context) => {
+      const prefill = context.prefillPrefix(prompt.subarray(0, 200));
+      const { tokens, result } = await run(context, { afterPrefill: prefill });
+      expect(tokens).toEqual(expected);
+      expect(result.reusedPromptTokens).toBe(200);
+      expect(context.counters.peakLiveSequences).toBe(1);
+      expect(context.counters.promptTokensDecoded).toBe(prompt.length);
+    });
+  });
+
+  it("gives the cells to its own generation before a job queued in between", async () => {
+    await withContext({ sequences: 1 }, async (context) => {
+      const prefill = context.prefillPrefix(prompt.subarray(0, 256));
+      const other = context.generate(model.tokenize("Something else entirely"), greedy);
+      const follower = run(context, { afterPrefill: prefill });
+      const [mine, theirs] = await Promise.all([follower, answer(other)]);
+      expect(mine.tokens).toEqual(expected);
+      expect(mine.result.reusedPromptTokens).toBe(256);
+      expect(theirs.result.finishReason).toBe("length");
+    });
+  });
+
+  it("answers as without it after a cancelled prefill", async () => {
+    await withContext({}, async (context) => {
+      const prefill = context.prefillPrefix(prompt.subarray(0, 200));
+      prefill.cancel();
+      prefill.cancel();
+      const { tokens } = await run(context, { afterPrefill: prefill });
+      expect(tokens).toEqual(expected);
+      expect(prefill.finished).toBe(true);
+    });
+  });
+
+  it("ends a generation aborted while it waits for its prefill, and one whose context is disposed", async () => {
+    await withContext({}, async (context) => {
+      const controller = new AbortController();
+      const prefill = context.prefillPrefix(prompt.subarray(0, 200));
+      const waiting = run(context, { afterPrefill: prefill, signal: controller.signal });
+      controller.abort();
+      await expect(waiting).rejects.toThrow(GenerationAbortedError);
+      // The prefill is not the aborted generation's to stop: it runs to its end.
+      await vitestWaitFor(() => prefill.finished);
+    });
+    const context = await model.createContext({ contextSize: 1024, threads: 1 });
+    const prefill = context.prefillPrefix(prompt);
+    const waiting = run(context, { afterPrefill: prefill });
+    context.dispose();
+    await expect(waiting).rejects.toMatchObject({ name: "NativeDecodeError", code: "ERR_CONTEXT_DISPOSED" });
+    expect(prefill.finished).toBe(true);
+    expect(() => context.prefillPrefix(prompt)).toThrow(LlamaDisposedError);
+  });
+
+  it("refuses a prefill of another context, a wrong value, and prompts it cannot take", async () => {
+    await withContext({ contextSize: 256 }, async (context) => {
+      const elsewhere = reference.prefillPrefix(prompt.subarray(0, 8));
+      expect(() => context.generate(prompt.subarray(0, 20), { ...greedy, afterPrefill: elsewhere })).toThrow(
+        IncompatibleOptionsError,
+      );
+      expect(() =>
+        context.generate(prompt.subarray(0, 20), { ...greedy, afterPrefill: {} as never }),
+      ).toThrow(/afterPrefill/);
+      expect(() => context.prefillPrefix([])).toThrow(InvalidSamplerOptionError);
+      expect(() => context.prefillPrefix([model.vocabSize])).toThrow(/promptTokens\[0\]/);
+      expect(() => context.prefillPrefix(prompt)).toThrow(ContextOverflowError);
+      await vitestWaitFor(() => elsewhere.finished);
+    });
+  });
+});
+
+async function vitestWaitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
