@@ -81,7 +81,8 @@ describe("prefill ahead", () => {
     const actions = [new CBlock(longText("batch a")), new CBlock(longText("batch b"))];
     await expect(
       on.generateFromRaw(actions, new SimpleContext(), {
-        modelOptions: { ...greedy, toolChoice: "required" },
+        // toolChoice is a llama.cpp model option, outside the core ModelOptions type.
+        modelOptions: { ...greedy, toolChoice: "required" } as typeof greedy,
       }),
     ).rejects.toThrow(InvalidModelOptionError);
     const thunks = await on.generateFromRaw(actions, new SimpleContext(), { modelOptions: greedy });
