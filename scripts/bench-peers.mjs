@@ -5,7 +5,7 @@
 // loads; their CPU backend variant is picked at run time), into build/bin-prebuilt/: with it, `bench ttfb`
 // compares the two servers on the same llama.cpp build, where the first llama-server is compiled here
 // for this CPU. Opt-in and never run in CI:
-// it compiles all of llama.cpp (about 13 minutes on 2 cores). The result is cached in
+// it compiles all of llama.cpp (16-50 minutes with one job on a 2-core VM). The result is cached in
 // .cache/bench-peers/<tag>/ (git-ignored) and reused while the bundle is unchanged.
 //
 // Usage: node scripts/bench-peers.mjs [--jobs N] [--nice]     (prints the folder of the binaries)

@@ -36,5 +36,5 @@ export function findPeerBinary(name: PeerBinaryName): string | null {
 }
 
 export function peerMissingNote(name: PeerBinaryName): string {
-  return `${name} is not built; run \`npm run bench:peers\` (builds llama.cpp from node-llama-cpp's bundle, about 50 min on a shared 2-core machine) or set ${environmentOverrides[name]}`;
+  return `${name} is not built; run \`npm run bench:peers\` (builds llama.cpp from node-llama-cpp's bundle, 16-50 min on a shared 2-core machine) or set ${environmentOverrides[name]}`;
 }

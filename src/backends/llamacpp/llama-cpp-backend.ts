@@ -65,7 +65,7 @@ export interface LlamaCppBackendOptions extends BaseBackendOptions {
   /** Stream parts (about one per token) queued in a thunk ahead of its reader before decoding pauses; default 16. */
   queueCapacity?: number;
   /**
-   * Start prefilling a long prompt's first quarter (prompts of 1,024 characters or more) while the whole
+   * Start prefilling a long prompt's first 30% (prompts of 1,024 characters or more) while the whole
    * prompt is tokenized, so the decode thread does not wait for the tokenizer; default true. The
    * generation still decodes its own exact tokens: this moves when the work starts, never what is decoded
    * (LlamaContext.prefillPrefix; docs/native.md, "Prefill ahead").
