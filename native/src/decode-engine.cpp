@@ -334,6 +334,9 @@ bool DecodeEngine::startJob(DecodeJob& job) {
   job.promptCursor = reused;
   job.position = static_cast<int32_t>(reused);
   job.reusedPromptTokens = static_cast<int32_t>(reused);
+  // A prefill-ahead that found its whole prompt elsewhere (copied from a busy sequence that holds it) has
+  // nothing left to decode: done now, or no step would ever plan it and its follower would wait forever.
+  if (job.config.prefillOnly && reused == prompt.size()) job.prefillDone = true;
   if (job.config.recordCutBy && !job.samplers.isDenseDraw()) job.cutBy.prepare(vocabSize_);
   if (job.samplers.isDenseDraw() && job.samplers.denseTemperature() != 1.0f) {
     job.processedRow.resize(static_cast<size_t>(vocabSize_));

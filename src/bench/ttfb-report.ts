@@ -169,7 +169,9 @@ export function ttfbStagesMarkdown(result: TtfbResult): string {
     "median first token exactly). Each stage is timed between its own two marks; the first token is the " +
     "benchmark's own (before the call → the reader's first text), and unaccounted is the median over runs " +
     "of the first token minus the stages: time no stage covers (negative: counted twice). Prefill " +
-    "includes the first token's sampling: the native clock has no mark between them.\n\n" +
+    "includes the first token's sampling: the native clock has no mark between them. tessera's rows " +
+    "start prefilling the first 30% of a prompt of 1,024 characters or more while the whole prompt is " +
+    "tokenized (prefill ahead): that part runs during tokenize and queue wait, and prefill is the rest.\n\n" +
     table
   );
 }

@@ -127,6 +127,20 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
     });
   });
 
+  it("finishes a prefill whose whole prompt it copies from a busy sequence (its follower waited forever)", async () => {
+    await withContext({ sequences: 2, contextSize: 2048 }, async (context) => {
+      // The busy generation holds sequence 0 with the whole prompt and stays live (its reader waits).
+      const busy = context.generate(prompt, { ...greedy, maxTokens: 50, queueCapacity: 1 });
+      await vitestWaitFor(() => context.counters.promptTokensDecoded >= prompt.length);
+      const prefill = context.prefillPrefix(prompt.subarray(0, 100));
+      await vitestWaitFor(() => prefill.finished);
+      expect(prefill.reusedPromptTokens).toBe(100);
+      const follower = run(context, { afterPrefill: prefill });
+      await answer(busy);
+      expect((await follower).tokens).toEqual(expected);
+    });
+  });
+
   it("answers as without it after a cancelled prefill", async () => {
     await withContext({}, async (context) => {
       const prefill = context.prefillPrefix(prompt.subarray(0, 200));
