@@ -56,6 +56,7 @@ DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* co
   sequenceTokens_.resize(static_cast<size_t>(sequenceCount_));
   sequenceUsedAt_.resize(static_cast<size_t>(sequenceCount_), 0);
   sequencePromptLength_.resize(static_cast<size_t>(sequenceCount_), 0);
+  sequenceReservedBy_.resize(static_cast<size_t>(sequenceCount_));
   llama_set_abort_callback(context_, abortCallback, this);
   thread_ = std::thread([this] { run(); });
 }
@@ -180,6 +181,11 @@ void DecodeEngine::finishLocked(const std::shared_ptr<DecodeJob>& job, FinishRea
   job->finishedAt = Clock::now();
   // Least recently used counts from a sequence's last generation's end: a free sequence's last event.
   if (job->sequence >= 0) sequenceUsedAt_[static_cast<size_t>(job->sequence)] = ++sequenceUses_;
+  // A prefill-ahead's cells wait for its follower, which is queued only after the whole prompt is
+  // tokenized: until then a job arriving in between (a batch's next prefill, another request) would take
+  // this sequence as the one it cuts the fewest cells of (a reviewer measured 20-27% more prompt tokens).
+  if (job->config.prefillOnly && reason == FinishReason::stop && job->sequence >= 0)
+    sequenceReservedBy_[static_cast<size_t>(job->sequence)] = job;
   active_.erase(std::remove(active_.begin(), active_.end(), job), active_.end());
   waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), job), waiting_.end());
   // Only the decode thread uses these, and it is either the caller or joined: free them now rather
@@ -195,7 +201,7 @@ void DecodeEngine::finishLocked(const std::shared_ptr<DecodeJob>& job, FinishRea
   }
 }
 
-void DecodeEngine::assignSequencesLocked() {
+void DecodeEngine::assignSequencesLocked(std::vector<std::shared_ptr<DecodeJob>>& toNotify) {
   // Two passes, each in arrival order: first the jobs whose prefill-ahead has just finished (its cells are
   // theirs to continue; a job queued without one would take and cut them), then the rest. A job still
   // waiting for its prefill-ahead stays queued without holding up the others.
@@ -207,12 +213,33 @@ void DecodeEngine::assignSequencesLocked() {
         continue;
       }
       waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(index));
+      // A follower takes the sequence its prefill filled, when it is free; else it chooses as any job.
+      int32_t sequence = -1;
+      if (job->after && job->after->finishReason == FinishReason::stop && job->after->sequence >= 0) {
+        sequence = job->after->sequence;
+        for (auto& other : active_) {
+          if (other->sequence == sequence) sequence = -1;
+        }
+      }
       job->after.reset();
-      job->sequence = chooseSequenceLocked(*job);
+      if (sequence < 0) sequence = chooseSequenceLocked(*job);
+      if (job->config.prefillOnly && reservedLocked(sequence)) {
+        // Only another prefill's held cells are free: cutting them for this one would waste that prefill
+        // and gain nothing overall. This prefill does nothing, and its follower chooses as any job.
+        finishLocked(job, FinishReason::stop, nullptr, "", toNotify);
+        continue;
+      }
+      job->sequence = sequence;
+      sequenceReservedBy_[static_cast<size_t>(sequence)].reset();
       active_.push_back(job);
       peakLive_ = std::max(peakLive_, static_cast<int32_t>(active_.size()));
     }
   }
+}
+
+bool DecodeEngine::reservedLocked(int32_t sequence) const {
+  const auto prefill = sequenceReservedBy_[static_cast<size_t>(sequence)].lock();
+  return prefill && !prefill->abortRequested.load();
 }
 
 int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
@@ -244,6 +271,7 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
   int32_t empty = -1;
   int32_t cheapest = -1;
   size_t cheapestLoss = 0;
+  int32_t reserved = -1;  // 4. a sequence held for a prefill's follower, only when nothing else is free
   for (int32_t sequence = 0; sequence < sequenceCount_; sequence++) {
     if (busy[static_cast<size_t>(sequence)]) continue;
     const auto& cached = sequenceTokens_[static_cast<size_t>(sequence)];
@@ -258,6 +286,10 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
       continued = sequence;
       continuedShared = shared;
     }
+    if (reservedLocked(sequence)) {
+      if (reserved < 0) reserved = sequence;
+      continue;
+    }
     const size_t loss = cached.size() - shared;
     const bool older = cheapest >= 0 && sequenceUsedAt_[static_cast<size_t>(sequence)] <
                                             sequenceUsedAt_[static_cast<size_t>(cheapest)];
@@ -268,7 +300,7 @@ int32_t DecodeEngine::chooseSequenceLocked(const DecodeJob& job) const {
   }
   if (continued >= 0) return continued;
   if (empty >= 0) return empty;
-  return cheapest;
+  return cheapest >= 0 ? cheapest : reserved;
 }
 
 bool DecodeEngine::startJob(DecodeJob& job) {
@@ -474,7 +506,7 @@ void DecodeEngine::run() {
         // `break` ends a chat turn this way, and the next turn then reuses the whole history.
         finishLocked(job, FinishReason::abort, nullptr, "", toNotify);
       }
-      assignSequencesLocked();
+      assignSequencesLocked(toNotify);
       const size_t activeCount = active_.size();
       for (size_t offset = 0; offset < activeCount; offset++) {
         auto& job = active_[(roundRobin_ + offset) % activeCount];

@@ -72,8 +72,11 @@ class DecodeEngine {
   bool hasWorkLocked();
   // A waiting job may take a sequence: the job it follows (DecodeJob::after), if any, has finished.
   static bool assignableLocked(const DecodeJob& job) { return !job.after || job.after->finished; }
-  void assignSequencesLocked();
+  void assignSequencesLocked(std::vector<std::shared_ptr<DecodeJob>>& toNotify);
   int32_t chooseSequenceLocked(const DecodeJob& job) const;
+  // A finished prefill-ahead's sequence, kept for the generation that follows it: others take it only
+  // when no other sequence is free. Void once that prefill is cancelled or collected, or anyone takes it.
+  bool reservedLocked(int32_t sequence) const;
   bool startJob(DecodeJob& job);
   void finishLocked(const std::shared_ptr<DecodeJob>& job, FinishReason reason, const char* code,
                     const std::string& message, std::vector<std::shared_ptr<DecodeJob>>& toNotify);
@@ -130,6 +133,8 @@ class DecodeEngine {
   std::vector<uint64_t> sequenceUsedAt_;                    // [mutex] sequenceUses_ when each one's last generation ended
   uint64_t sequenceUses_ = 0;                               // [mutex]
   std::vector<size_t> sequencePromptLength_;                // [mutex] the prompt length of each one's last generation
+  // [mutex] The prefill-ahead whose cells each sequence holds for its follower (reservedLocked).
+  std::vector<std::weak_ptr<DecodeJob>> sequenceReservedBy_;
   std::vector<std::shared_ptr<DecodeJob>> undelivered_;  // [mutex] notifications cut off by shutdown
   int32_t peakLive_ = 0;                                    // [mutex]
   uint64_t promptTokensDecoded_ = 0;                        // [mutex]

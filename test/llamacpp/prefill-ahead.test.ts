@@ -92,6 +92,35 @@ describe("prefill ahead", () => {
     }
   });
 
+  test("prefills of requests arriving together never cut each other's cells: no prompt token decoded twice", async () => {
+    // A finished prefill's sequence used to be the cheapest one for the next job (a batch's next prefill,
+    // another request), which cut it before its generation was queued: 20-27% more prompt tokens decoded.
+    for (const sequences of [1, 4]) {
+      const pair = await Promise.all(
+        [true, false].map((prefillAhead) =>
+          LlamaCppBackend.create({ ...settings, sequences, contextSize: 2048, prefillAhead }),
+        ),
+      );
+      try {
+        const decoded: number[] = [];
+        for (const backend of pair) {
+          for (const round of [1, 2, 3]) {
+            const raw = [0, 1, 2, 3].map((index) => new CBlock(longText(`raw ${round} ${index}`)));
+            const thunks = await backend.generateFromRaw(raw, new SimpleContext(), { modelOptions: greedy });
+            await Promise.all(thunks.map((thunk) => thunk.avalue()));
+            await Promise.all(
+              [0, 1, 2, 3, 4].map((index) => generate(backend, longText(`concurrent ${round} ${index}`))),
+            );
+          }
+          decoded.push(backend.context.counters.promptTokensDecoded);
+        }
+        expect(decoded[0], `${sequences} sequence(s): with it on, then off`).toBe(decoded[1]);
+      } finally {
+        await Promise.all(pair.map((backend) => backend.dispose()));
+      }
+    }
+  });
+
   test("refuses a prefillAhead that is not a boolean, naming it", () => {
     expect(() => new LlamaCppBackend({ prefillAhead: "yes" as never })).toThrow(/prefillAhead/);
   });

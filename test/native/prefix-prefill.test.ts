@@ -159,7 +159,7 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
       const waiting = run(context, { afterPrefill: prefill, signal: controller.signal });
       controller.abort();
       await expect(waiting).rejects.toThrow(GenerationAbortedError);
-      // The prefill is not the aborted generation's to stop: it runs to its end.
+      // Its follower gone, the prefill stops too.
       await vitestWaitFor(() => prefill.finished);
     });
     const context = await model.createContext({ contextSize: 1024, threads: 1 });

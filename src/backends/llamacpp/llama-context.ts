@@ -173,8 +173,11 @@ export class LlamaContext implements AsyncDisposable {
         "pass a prefill from this context's prefillPrefix, or none",
       );
     }
-    // Aborted before the start: no native work at all.
-    if (resolved.signal?.aborted) return new TokenStream(undefined, config);
+    // Aborted before the start: no native work at all, and none for its prefill either.
+    if (resolved.signal?.aborted) {
+      prefill?.cancel();
+      return new TokenStream(undefined, config);
+    }
     let job: NativeDecodeJob;
     try {
       job =
@@ -190,10 +193,11 @@ export class LlamaContext implements AsyncDisposable {
       );
     }
     this.#running++;
-    // The stream holds the prefill's handle until it ends: a collected handle aborts its native job.
+    // The stream holds the prefill's handle until it ends (a collected handle aborts its native job), and
+    // its end stops a prefill still running: one aborted while it waited has no use for the rest.
     const onEnd = () => {
       this.#running--;
-      return prefill;
+      prefill?.cancel();
     };
     return new TokenStream(job, { ...config, onEnd });
   }

@@ -1,3 +1,4 @@
+import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
 import type { LlamaContext } from "./llama-context.js";
 import type { PrefixPrefill } from "./prefix-prefill.js";
 
@@ -19,6 +20,7 @@ const wordSearch = 128;
 
 /** Recent prompts remembered, so that a chat's next turn (its history cached) is not prefilled ahead. */
 const rememberedPrompts = 16;
+const rememberedCharacters = 1 << 16;
 
 /**
  * Starts the prefill of a long prompt's first part before the whole prompt is tokenized
@@ -37,24 +39,28 @@ export class PrefillAhead {
    * tokenizing the part would be work for nothing).
    */
   start(context: LlamaContext, prompt: string, tokenize: (text: string) => Int32Array): PrefixPrefill | null {
+    if (prompt.length < prefillAheadMinimumCharacters) return null;
     const part = prompt.slice(0, cutOf(prompt));
     const known = this.#recent.some((previous) => previous.startsWith(part));
     this.#remember(prompt);
-    if (prompt.length < prefillAheadMinimumCharacters || known) return null;
+    if (known) return null;
     const tokens = tokenize(part);
     // The part's last token may be the start of a longer one in the whole prompt.
     if (tokens.length < 17) return null;
     const prefix = tokens.subarray(0, alignedLength(tokens.length - 1));
     try {
       return context.prefillPrefix(prefix);
-    } catch {
+    } catch (error) {
       // A part too long for a sequence: the whole prompt is too, and its own tokenization says so.
-      return null;
+      if (error instanceof ContextOverflowError) return null;
+      throw error;
     }
   }
 
   #remember(prompt: string): void {
-    this.#recent.push(prompt);
+    // Long prompts only (a short one is never prefilled ahead), and at most their first 64 Ki characters:
+    // a part longer than that is not found, and is prefilled ahead again (time, never tokens).
+    this.#recent.push(prompt.slice(0, rememberedCharacters));
     if (this.#recent.length > rememberedPrompts) this.#recent.shift();
   }
 }

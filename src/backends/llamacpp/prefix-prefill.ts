@@ -14,7 +14,7 @@ export class PrefixPrefill {
   readonly #job: NativeDecodeJob;
   /** The context that started it: a generation of another context cannot wait for it. */
   readonly context: object;
-  /** Tokens the prefill decodes (fewer when a sequence already holds some of them). */
+  /** Tokens of the prefill's prompt (reusedPromptTokens of them were in the sequence already). */
   readonly promptTokens: number;
 
   constructor(context: object, job: NativeDecodeJob, promptTokens: number) {
@@ -29,16 +29,23 @@ export class PrefixPrefill {
   }
 
   /**
-   * Prompt tokens it found already in the sequence it took (0 while it has not started): the rest it
-   * decoded. All of them when a sequence held the whole prefix (the history of a chat's next turn).
+   * Prompt tokens it found already in the sequence it took (0 until it has finished): the rest it decoded.
+   * All of them when a sequence held the whole prefix (the history of a chat's next turn).
    */
   get reusedPromptTokens(): number {
     return this.#job.getStats().reusedPromptTokens ?? 0;
   }
 
-  /** Stops it within one decode step; what it decoded stays in the cells. Idempotent. */
+  /**
+   * Stops it within one decode step (what it decoded stays in the cells) and gives up the sequence it
+   * holds for its follower. Idempotent; a no-op once its context is disposed.
+   */
   cancel(): void {
-    this.#job.abort();
+    try {
+      this.#job.abort();
+    } catch {
+      // Disposed: nothing runs any more.
+    }
   }
 
   static {
