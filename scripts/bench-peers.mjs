@@ -57,6 +57,9 @@ const doneMarker = join(buildRoot, ".complete");
 const targets = ["llama-bench", "llama-server"];
 const prebuiltFolder = join(buildFolder, "bin-prebuilt");
 const prebuiltServer = join(prebuiltFolder, "llama-server");
+// The second link swaps CMake's static libraries for node-llama-cpp's shared ones, as its Makefile link
+// command on Linux names them; elsewhere (macOS, Windows, other generators) it is skipped with a note.
+const linksPrebuilt = process.platform === "linux" && !process.env.CMAKE_GENERATOR;
 
 // x86-64: the instruction sets come from /proc/cpuinfo instead of -march=native, so that AMX is never
 // compiled in. Many VMs list AMX in cpuinfo without enabling its register state; llama.cpp's AMX kernels
@@ -103,7 +106,7 @@ if (
   existsSync(doneMarker) &&
   readFileSync(doneMarker, "utf8").trim() === configurationKey &&
   targets.every((target) => existsSync(join(binFolder, target))) &&
-  existsSync(prebuiltServer)
+  (existsSync(prebuiltServer) || !linksPrebuilt)
 ) {
   console.log(binFolder);
   process.exit(0);
@@ -144,8 +147,21 @@ for (const target of targets) {
   if (!existsSync(join(binFolder, target)))
     fail(`the build finished but ${join(binFolder, target)} is missing.`);
 }
-linkPrebuiltServer();
+// The two peers are built: marked done first, so that a failed second link loses only its own row.
 writeFileSync(doneMarker, `${configurationKey}\n`);
+if (linksPrebuilt) {
+  try {
+    linkPrebuiltServer();
+  } catch (error) {
+    console.error(
+      `tessera bench:peers: llama-server was not linked against the prebuilt libraries (${error.message}); the "llama-server (HTTP, prebuilt libs)" row will be skipped.`,
+    );
+  }
+} else {
+  console.error(
+    "tessera bench:peers: the llama-server on node-llama-cpp's prebuilt libraries is linked on Linux with CMake's Makefile generator only; its bench ttfb row will be skipped.",
+  );
+}
 console.error(
   `tessera bench:peers: built ${targets.join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
@@ -160,16 +176,19 @@ function linkPrebuiltServer() {
   const binaries = packageRoot(projectRoot, `@node-llama-cpp/${flavour}`);
   const libraries = binaries && join(binaries, "bins", flavour);
   if (libraries === undefined || !existsSync(libraries))
-    fail(`node-llama-cpp's prebuilt libraries for ${flavour} were not found; reinstall node-llama-cpp.`);
+    throw new Error(
+      `node-llama-cpp's prebuilt libraries for ${flavour} were not found; its package for this machine is named otherwise, or is not installed.`,
+    );
   const files = readdirSync(libraries);
   const prebuilt = (pattern) => {
     const found = files.find((name) => pattern.test(name));
-    if (found === undefined) fail(`no library matching ${pattern} in ${libraries}`);
+    if (found === undefined) throw new Error(`no library matching ${pattern} in ${libraries}`);
     return join(libraries, found);
   };
   const serverBuild = join(buildFolder, "tools", "server");
   const linkFile = join(serverBuild, "CMakeFiles", "llama-server.dir", "link.txt");
-  if (!existsSync(linkFile)) fail(`${linkFile} is missing: this llama.cpp's build has changed shape.`);
+  if (!existsSync(linkFile))
+    throw new Error(`${linkFile} is missing: this llama.cpp's build has changed shape.`);
   const swaps = new Map([
     ["../../src/libllama.a", prebuilt(/^libllama\.v[\d.]+\.so$|^libllama\.so$/)],
     ["../../ggml/src/libggml.a", prebuilt(/^libggml\.v[\d.]+\.so$|^libggml\.so$/)],
@@ -180,7 +199,7 @@ function linkPrebuiltServer() {
   const words = readFileSync(linkFile, "utf8").trim().split(/\s+/);
   for (const library of swaps.keys()) {
     if (!words.includes(library))
-      fail(
+      throw new Error(
         `llama-server's link command (${linkFile}) no longer names ${library}; update linkPrebuiltServer().`,
       );
   }
@@ -198,7 +217,7 @@ function linkPrebuiltServer() {
     cwd: serverBuild,
   });
   if (result.status !== 0 || !existsSync(prebuiltServer))
-    fail(
+    throw new Error(
       `linking llama-server against the prebuilt libraries failed (exit ${result.status ?? result.signal}).`,
     );
   console.error(`tessera bench:peers: linked ${prebuiltServer} against ${libraries}`);

@@ -213,9 +213,12 @@ void DecodeEngine::assignSequencesLocked(std::vector<std::shared_ptr<DecodeJob>>
         continue;
       }
       waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(index));
-      // A follower takes the sequence its prefill filled, when it is free; else it chooses as any job.
+      // A follower takes the sequence its prefill filled, when it is free and still held for it (another job
+      // may have taken it since, and another prefill filled it for its own follower); else it chooses as
+      // any job.
       int32_t sequence = -1;
-      if (job->after && job->after->finishReason == FinishReason::stop && job->after->sequence >= 0) {
+      if (job->after && job->after->finishReason == FinishReason::stop && job->after->sequence >= 0 &&
+          sequenceReservedBy_[static_cast<size_t>(job->after->sequence)].lock() == job->after) {
         sequence = job->after->sequence;
         for (auto& other : active_) {
           if (other->sequence == sequence) sequence = -1;

@@ -141,6 +141,31 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
     });
   });
 
+  it("sends a follower whose prefill's sequence was taken and filled again elsewhere (a reviewer's case)", async () => {
+    await withContext({ sequences: 2, contextSize: 2048 }, async (context) => {
+      const text = (salt: string) => model.tokenize(`${salt}: ${"candle harbor meadow lantern journey river ".repeat(60)}`);
+      const [busyPrompt, first, plain, second] = ["busy", "one", "plain", "two"].map(text);
+      // The busy generation holds one sequence; its reader waits.
+      const busy = context.generate(busyPrompt!, { ...greedy, maxTokens: 50, queueCapacity: 1 });
+      const reader = busy[Symbol.asyncIterator]();
+      await reader.next();
+      const prefillOne = context.prefillPrefix(first!.subarray(0, 256));
+      await vitestWaitFor(() => prefillOne.finished);
+      // The only free sequence is held by prefillOne: the plain generation takes it all the same.
+      await answer(context.generate(plain!, greedy));
+      const prefillTwo = context.prefillPrefix(second!.subarray(0, 256));
+      await vitestWaitFor(() => prefillTwo.finished);
+      while (!(await reader.next()).done) {}
+      // Now the busy sequence is free: the first follower goes there, not into prefillTwo's cells.
+      const one = await answer(context.generate(first!, { ...greedy, afterPrefill: prefillOne }));
+      const two = await answer(context.generate(second!, { ...greedy, afterPrefill: prefillTwo }));
+      expect(two.result.reusedPromptTokens).toBe(256);
+      expect(one.result.sequence).not.toBe(two.result.sequence);
+      const alone = await answer(reference.generate(second!, greedy));
+      expect(two.tokens).toEqual(alone.tokens);
+    });
+  });
+
   it("answers as without it after a cancelled prefill", async () => {
     await withContext({}, async (context) => {
       const prefill = context.prefillPrefix(prompt.subarray(0, 200));
