@@ -6,6 +6,7 @@
 //   node benchmarks/prefill-ahead.mjs [--model tiny] [--prompt-tokens 256,1024] [--rounds 30] [--skip 5] [--markdown]
 import { parseArgs } from "node:util";
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
+import { median, percentile } from "../dist/bench/stats.js";
 import { buildUniquePrompt } from "../dist/bench/unique-prompts.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
 import { CBlock, LlamaCppBackend, SimpleContext } from "../dist/index.js";
@@ -37,12 +38,6 @@ const backends = {
   on: await LlamaCppBackend.create({ ...settings, prefillAhead: true }),
   off: await LlamaCppBackend.create({ ...settings, prefillAhead: false }),
 };
-
-const quantile = (list, q) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
-const median = (list) => quantile(list, 0.5);
 
 /** First token (ms) and the generated text of one chat generation. */
 async function firstToken(backend, prompt) {
@@ -84,8 +79,8 @@ try {
       on: median(times.on),
       off: median(times.off),
       ratio: median(ratios),
-      p10: quantile(ratios, 0.1),
-      p90: quantile(ratios, 0.9),
+      p10: percentile(ratios, 0.1),
+      p90: percentile(ratios, 0.9),
       mismatches,
     });
   }

@@ -5,6 +5,7 @@
 //   node benchmarks/prefill-chunk-size.mjs [--model tiny] [--prompt-tokens 1024] [--sizes 128,256,512] [--rounds 25] [--skip 3]
 import { parseArgs } from "node:util";
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
+import { median } from "../dist/bench/stats.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
 
 const { values } = parseArgs({
@@ -61,7 +62,6 @@ try {
   for (const context of contexts.values()) context.dispose();
   model.dispose();
 }
-const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 console.log(
   `prefill of ${promptTokens} tokens, median of ${rounds - skip} rounds (model ${values.model}, 1 thread, flash attention off)`,
 );

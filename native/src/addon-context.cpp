@@ -315,11 +315,10 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   const Napi::Value afterValue = options.Get("after");
   if (!afterValue.IsUndefined() && !afterValue.IsNull()) {
     const Napi::Function jobClass = addonData(env).decodeJobConstructor.Value();
-    if (!afterValue.IsObject() || !afterValue.As<Napi::Object>().InstanceOf(jobClass)) {
-      throwCoded(env, "ERR_INVALID_ARGUMENT", "`after` must be a generation of this context");
-    }
-    AddonDecodeJob* after = AddonDecodeJob::Unwrap(afterValue.As<Napi::Object>());
-    if (after->engine().get() != &engine || !after->state()) {
+    AddonDecodeJob* after = afterValue.IsObject() && afterValue.As<Napi::Object>().InstanceOf(jobClass)
+                                ? AddonDecodeJob::Unwrap(afterValue.As<Napi::Object>())
+                                : nullptr;
+    if (after == nullptr || after->engine().get() != &engine || !after->state()) {
       throwCoded(env, "ERR_INVALID_ARGUMENT", "`after` must be a generation of this context");
     }
     state->after = after->state();

@@ -1,7 +1,7 @@
 // LlamaCppBackend's prefill-ahead: a prompt of 1,024 characters or more starts prefilling its first 30%
 // while the whole prompt is tokenized, and the generation reuses those cells. It must change when the
 // work starts, never what is decoded: every answer is compared with a backend that has it off.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { CBlock } from "../../src/core/cblock.js";
 import type { Context } from "../../src/core/context.js";
@@ -9,6 +9,9 @@ import { ContextOverflowError } from "../../src/core/errors/context-overflow-err
 import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
 import { SimpleContext } from "../../src/stdlib/contexts/simple-context.js";
+
+/** vi.waitUntil's default second is short for a loaded 2-core machine (or a sanitizer build). */
+const patiently = { timeout: 10_000, interval: 5 };
 
 const settings = { threads: 1, sequences: 2, contextSize: 1024, flashAttention: "off" } as const;
 let on: LlamaCppBackend;
@@ -77,7 +80,10 @@ describe("prefill ahead", () => {
     await expect(on.generateFromRaw(refused, new SimpleContext(), { modelOptions: greedy })).rejects.toThrow(
       ContextOverflowError,
     );
-    await waitFor(() => on.context.counters.liveSequences === 0 && on.context.counters.waiting === 0);
+    await vi.waitUntil(
+      () => on.context.counters.liveSequences === 0 && on.context.counters.waiting === 0,
+      patiently,
+    );
     const actions = [new CBlock(longText("batch a")), new CBlock(longText("batch b"))];
     await expect(
       on.generateFromRaw(actions, new SimpleContext(), {
@@ -125,11 +131,3 @@ describe("prefill ahead", () => {
     expect(() => new LlamaCppBackend({ prefillAhead: "yes" as never })).toThrow(/prefillAhead/);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -2,7 +2,7 @@
 // while JavaScript still tokenizes the rest; the generation started with `afterPrefill` waits for it and
 // reuses the cells of the prefix they share. It moves work earlier and must never change what is
 // decoded: these tests compare every answer with the same prompt on a context that never saw a prefill.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { IncompatibleOptionsError } from "../../src/backends/llamacpp/errors/incompatible-options-error.js";
 import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
 import { LlamaDisposedError } from "../../src/backends/llamacpp/errors/llama-disposed-error.js";
@@ -13,6 +13,9 @@ import type { TokenStream, TokenStreamResult } from "../../src/backends/llamacpp
 import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { GenerationAbortedError } from "../../src/core/errors/generation-aborted-error.js";
 import { loadTinyModel } from "./tiny-model.js";
+
+/** vi.waitUntil's default second is short for a loaded 2-core machine (or a sanitizer build). */
+const patiently = { timeout: 10_000, interval: 5 };
 
 const greedy = { temperature: 0, maxTokens: 6, ignoreEos: true } as const;
 
@@ -131,9 +134,9 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
     await withContext({ sequences: 2, contextSize: 2048 }, async (context) => {
       // The busy generation holds sequence 0 with the whole prompt and stays live (its reader waits).
       const busy = context.generate(prompt, { ...greedy, maxTokens: 50, queueCapacity: 1 });
-      await vitestWaitFor(() => context.counters.promptTokensDecoded >= prompt.length);
+      await vi.waitUntil(() => context.counters.promptTokensDecoded >= prompt.length, patiently);
       const prefill = context.prefillPrefix(prompt.subarray(0, 100));
-      await vitestWaitFor(() => prefill.finished);
+      await vi.waitUntil(() => prefill.finished, patiently);
       expect(prefill.reusedPromptTokens).toBe(100);
       const follower = run(context, { afterPrefill: prefill });
       await answer(busy);
@@ -143,18 +146,19 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
 
   it("sends a follower whose prefill's sequence was taken and filled again elsewhere (a reviewer's case)", async () => {
     await withContext({ sequences: 2, contextSize: 2048 }, async (context) => {
-      const text = (salt: string) => model.tokenize(`${salt}: ${"candle harbor meadow lantern journey river ".repeat(60)}`);
+      const text = (salt: string) =>
+        model.tokenize(`${salt}: ${"candle harbor meadow lantern journey river ".repeat(60)}`);
       const [busyPrompt, first, plain, second] = ["busy", "one", "plain", "two"].map(text);
       // The busy generation holds one sequence; its reader waits.
       const busy = context.generate(busyPrompt!, { ...greedy, maxTokens: 50, queueCapacity: 1 });
       const reader = busy[Symbol.asyncIterator]();
       await reader.next();
       const prefillOne = context.prefillPrefix(first!.subarray(0, 256));
-      await vitestWaitFor(() => prefillOne.finished);
+      await vi.waitUntil(() => prefillOne.finished, patiently);
       // The only free sequence is held by prefillOne: the plain generation takes it all the same.
       await answer(context.generate(plain!, greedy));
       const prefillTwo = context.prefillPrefix(second!.subarray(0, 256));
-      await vitestWaitFor(() => prefillTwo.finished);
+      await vi.waitUntil(() => prefillTwo.finished, patiently);
       while (!(await reader.next()).done) {}
       // Now the busy sequence is free: the first follower goes there, not into prefillTwo's cells.
       const one = await answer(context.generate(first!, { ...greedy, afterPrefill: prefillOne }));
@@ -185,7 +189,7 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
       controller.abort();
       await expect(waiting).rejects.toThrow(GenerationAbortedError);
       // Its follower gone, the prefill stops too.
-      await vitestWaitFor(() => prefill.finished);
+      await vi.waitUntil(() => prefill.finished, patiently);
     });
     const context = await model.createContext({ contextSize: 1024, threads: 1 });
     const prefill = context.prefillPrefix(prompt);
@@ -208,15 +212,7 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
       expect(() => context.prefillPrefix([])).toThrow(InvalidSamplerOptionError);
       expect(() => context.prefillPrefix([model.vocabSize])).toThrow(/promptTokens\[0\]/);
       expect(() => context.prefillPrefix(prompt)).toThrow(ContextOverflowError);
-      await vitestWaitFor(() => elsewhere.finished);
+      await vi.waitUntil(() => elsewhere.finished, patiently);
     });
   });
 });
-
-async function vitestWaitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -22,6 +22,9 @@ const wordSearch = 128;
 const rememberedPrompts = 16;
 const rememberedCharacters = 1 << 16;
 
+/** A part of fewer tokens than this is not worth its own job (a wake-up and a decode step). */
+const minimumPrefillTokens = 16;
+
 /**
  * Starts the prefill of a long prompt's first part before the whole prompt is tokenized
  * (LlamaContext.prefillPrefix): the decode thread works through those tokens while this thread tokenizes
@@ -45,8 +48,8 @@ export class PrefillAhead {
     this.#remember(prompt);
     if (known) return null;
     const tokens = tokenize(part);
-    // The part's last token may be the start of a longer one in the whole prompt.
-    if (tokens.length < 17) return null;
+    // The part's last token may be the start of a longer one in the whole prompt: it is left out.
+    if (tokens.length - 1 < minimumPrefillTokens) return null;
     const prefix = tokens.subarray(0, alignedLength(tokens.length - 1));
     try {
       return context.prefillPrefix(prefix);
@@ -65,6 +68,8 @@ export class PrefillAhead {
   }
 }
 
+const kvPadding = 256;
+
 /**
  * llama.cpp attends over cells padded to multiples of 256, and the decode engine starts each prefill
  * chunk on such a multiple (DecodeEngine::alignedPrefillChunk): a prefill-ahead that ended at 255 cells
@@ -74,8 +79,6 @@ export class PrefillAhead {
 function alignedLength(length: number): number {
   return length >= kvPadding ? Math.floor(length / kvPadding) * kvPadding : length;
 }
-
-const kvPadding = 256;
 
 /** Where the first part ends: 30% of the prompt, moved back to just before a space. */
 function cutOf(prompt: string): number {
