@@ -314,10 +314,8 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   // `after`: a job of this context that must finish before this one takes a sequence (its prefill-ahead).
   const Napi::Value afterValue = options.Get("after");
   if (!afterValue.IsUndefined() && !afterValue.IsNull()) {
-    const Napi::Function jobClass = addonData(env).decodeJobConstructor.Value();
-    AddonDecodeJob* after = afterValue.IsObject() && afterValue.As<Napi::Object>().InstanceOf(jobClass)
-                                ? AddonDecodeJob::Unwrap(afterValue.As<Napi::Object>())
-                                : nullptr;
+    AddonDecodeJob* after =
+        AddonDecodeJob::IsJob(afterValue) ? AddonDecodeJob::Unwrap(afterValue.As<Napi::Object>()) : nullptr;
     if (after == nullptr || after->engine().get() != &engine || !after->state()) {
       throwCoded(env, "ERR_INVALID_ARGUMENT", "`after` must be a generation of this context");
     }

@@ -79,7 +79,18 @@ Napi::Function AddonDecodeJob::Define(Napi::Env env) {
                      });
 }
 
-AddonDecodeJob::AddonDecodeJob(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddonDecodeJob>(info) {}
+namespace {
+// Marks the objects this class wraps (napi_type_tag_object), so an argument can be checked before Unwrap.
+constexpr napi_type_tag decodeJobTypeTag = {0x7e55e7a0c1de4a1bULL, 0x9f3b2d61a8c4e5f7ULL};
+}  // namespace
+
+AddonDecodeJob::AddonDecodeJob(const Napi::CallbackInfo& info) : Napi::ObjectWrap<AddonDecodeJob>(info) {
+  info.This().As<Napi::Object>().TypeTag(&decodeJobTypeTag);
+}
+
+bool AddonDecodeJob::IsJob(const Napi::Value& value) {
+  return value.IsObject() && value.As<Napi::Object>().CheckTypeTag(&decodeJobTypeTag);
+}
 
 AddonDecodeJob::~AddonDecodeJob() {
   if (!state_) return;

@@ -21,6 +21,9 @@ class AddonDecodeJob : public Napi::ObjectWrap<AddonDecodeJob>, public PullWaite
               std::shared_ptr<LoopKeeper> loop);
   // Settles a waiting pull if events or the end arrived (JavaScript thread).
   void resolvePending(Napi::Env env) override;
+  // Whether `value` is an object this class constructed. InstanceOf is not enough: any object can be given
+  // this class's prototype (a context with it was unwrapped as a job: a type confusion that ASan caught).
+  static bool IsJob(const Napi::Value& value);
   // The shared state and engine (null once released): what another job's `after` option refers to.
   const std::shared_ptr<DecodeJob>& state() const { return state_; }
   const std::shared_ptr<DecodeEngine>& engine() const { return engine_; }

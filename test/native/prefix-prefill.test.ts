@@ -12,7 +12,7 @@ import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-g
 import type { TokenStream, TokenStreamResult } from "../../src/backends/llamacpp/token-stream.js";
 import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { GenerationAbortedError } from "../../src/core/errors/generation-aborted-error.js";
-import { loadTinyModel } from "./tiny-model.js";
+import { createRawContext, loadRawTinyModel, loadTinyModel } from "./tiny-model.js";
 
 /** vi.waitUntil's default second is short for a loaded 2-core machine (or a sanitizer build). */
 const patiently = { timeout: 10_000, interval: 5 };
@@ -214,5 +214,54 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
       expect(() => context.prefillPrefix(prompt)).toThrow(ContextOverflowError);
       await vi.waitUntil(() => elsewhere.finished, patiently);
     });
+  });
+});
+
+// The raw addon's `after` option, which the TypeScript layer never passes wrongly: anything but a job of
+// this context must be refused, never unwrapped. A context given a job's prototype passed InstanceOf and
+// was unwrapped as a job (ASan: a heap overflow; without it, a GGML assertion that ended the process).
+describe("the addon's `after` option", () => {
+  it("refuses every object that is not a job of this context, whatever its prototype", async () => {
+    const raw = await loadRawTinyModel();
+    const context = await createRawContext(raw);
+    const other = await createRawContext(raw);
+    const options = {
+      tokens: new Int32Array([1, 2, 3, 4, 5, 6, 7, 8]),
+      greedy: true,
+      seed: 1,
+      maxTokens: 2,
+      ignoreEos: true,
+      promptLogprobs: false,
+      reusePrefix: true,
+      queueCapacity: 4,
+    };
+    try {
+      const job = context.generate({ ...options, prefillOnly: true });
+      const jobPrototype = Object.getPrototypeOf(job) as object;
+      const impostors: Record<string, unknown> = {
+        "a plain object": {},
+        "a number": 42,
+        "an object made from a job's prototype": Object.create(jobPrototype),
+        "a proxy of a job": new Proxy(job, {}),
+        "another context given a job's prototype": Object.setPrototypeOf(
+          await createRawContext(raw),
+          jobPrototype,
+        ),
+        "a job of another context": other.generate({ ...options, prefillOnly: true }),
+      };
+      for (const [name, after] of Object.entries(impostors)) {
+        expect(() => context.generate({ ...options, after } as never), name).toThrow(
+          expect.objectContaining({ code: "ERR_INVALID_ARGUMENT" }),
+        );
+      }
+      // A real job of this context is taken.
+      const follower = context.generate({ ...options, after: job });
+      for (;;) if ((await follower.pull(16)).done) break;
+      expect(follower.getStats().finishReason).toBe("length");
+    } finally {
+      context.dispose();
+      other.dispose();
+      raw.dispose();
+    }
   });
 });
