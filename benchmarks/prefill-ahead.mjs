@@ -11,25 +11,37 @@ import { buildUniquePrompt } from "../dist/bench/unique-prompts.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
 import { CBlock, LlamaCppBackend, SimpleContext } from "../dist/index.js";
 
-const { values } = parseArgs({
-  options: {
-    model: { type: "string", default: "tiny" },
-    "prompt-tokens": { type: "string", default: "256,1024" },
-    rounds: { type: "string", default: "30" },
-    skip: { type: "string", default: "5" },
-    "max-tokens": { type: "string", default: "4" },
-    markdown: { type: "boolean", default: false },
-  },
-});
+/** A bad argument: one line naming it, exit 1 (no stack trace). */
+function fail(message) {
+  console.error(`prefill-ahead: ${message}`);
+  process.exit(1);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      model: { type: "string", default: "tiny" },
+      "prompt-tokens": { type: "string", default: "256,1024" },
+      rounds: { type: "string", default: "30" },
+      skip: { type: "string", default: "5" },
+      "max-tokens": { type: "string", default: "4" },
+      markdown: { type: "boolean", default: false },
+    },
+  });
+} catch (error) {
+  fail(error.message);
+}
+const { values } = parsed;
 for (const name of ["rounds", "skip", "max-tokens"]) {
-  if (!/^\d+$/.test(values[name])) throw new Error(`--${name} must be a whole number, got ${values[name]}`);
+  if (!/^\d+$/.test(values[name])) fail(`--${name} must be a whole number, got ${values[name]}`);
 }
 const lengths = values["prompt-tokens"].split(",").map(Number);
 if (lengths.some((length) => !Number.isInteger(length) || length < 8))
-  throw new Error(`--prompt-tokens must be whole numbers of at least 8, got ${values["prompt-tokens"]}`);
+  fail(`--prompt-tokens must be whole numbers of at least 8, got ${values["prompt-tokens"]}`);
 const rounds = Number(values.rounds);
 const skip = Number(values.skip);
-if (rounds <= skip) throw new Error(`--rounds (${rounds}) must be more than --skip (${skip})`);
+if (rounds <= skip) fail(`--rounds (${rounds}) must be more than --skip (${skip})`);
 const maxNewTokens = Number(values["max-tokens"]);
 
 const modelPath = await resolveModel(values.model);
@@ -98,11 +110,16 @@ if (values.markdown) {
 for (const row of rows) {
   const cells = [
     row.length,
-    row.on.toFixed(2),
-    row.off.toFixed(2),
-    `${row.ratio.toFixed(3)}×`,
-    `${row.p10.toFixed(2)} – ${row.p90.toFixed(2)}`,
+    fixed(row.on, 2),
+    fixed(row.off, 2),
+    `${fixed(row.ratio, 3)}×`,
+    `${fixed(row.p10, 2)} – ${fixed(row.p90, 2)}`,
     row.mismatches,
   ];
   console.log(values.markdown ? `| ${cells.join(" | ")} |` : cells.join("\t"));
+}
+
+/** A median of no finite values (every round failed to time) is null: printed as n/a. */
+function fixed(value, digits) {
+  return value === null ? "n/a" : value.toFixed(digits);
 }

@@ -8,25 +8,37 @@ import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
 import { median } from "../dist/bench/stats.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
 
-const { values } = parseArgs({
-  options: {
-    model: { type: "string", default: "tiny" },
-    "prompt-tokens": { type: "string", default: "1024" },
-    sizes: { type: "string", default: "128,256,512" },
-    rounds: { type: "string", default: "25" },
-    skip: { type: "string", default: "3" },
-  },
-});
+/** A bad argument: one line naming it, exit 1 (no stack trace). */
+function fail(message) {
+  console.error(`prefill-chunk-size: ${message}`);
+  process.exit(1);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      model: { type: "string", default: "tiny" },
+      "prompt-tokens": { type: "string", default: "1024" },
+      sizes: { type: "string", default: "128,256,512" },
+      rounds: { type: "string", default: "25" },
+      skip: { type: "string", default: "3" },
+    },
+  });
+} catch (error) {
+  fail(error.message);
+}
+const { values } = parsed;
 for (const name of ["prompt-tokens", "rounds", "skip"]) {
-  if (!/^\d+$/.test(values[name])) throw new Error(`--${name} must be a whole number, got ${values[name]}`);
+  if (!/^\d+$/.test(values[name])) fail(`--${name} must be a whole number, got ${values[name]}`);
 }
 const sizes = values.sizes.split(",").map(Number);
 if (sizes.some((size) => !Number.isInteger(size) || size < 1 || size > 512))
-  throw new Error(`--sizes must be whole numbers from 1 to 512, got ${values.sizes}`);
+  fail(`--sizes must be whole numbers from 1 to 512, got ${values.sizes}`);
 const promptTokens = Number(values["prompt-tokens"]);
 const rounds = Number(values.rounds);
 const skip = Number(values.skip);
-if (rounds <= skip) throw new Error(`--rounds (${rounds}) must be more than --skip (${skip})`);
+if (rounds <= skip) fail(`--rounds (${rounds}) must be more than --skip (${skip})`);
 
 const model = await loadLlamaModel(await resolveModel(values.model));
 const contexts = new Map();
@@ -65,4 +77,9 @@ try {
 console.log(
   `prefill of ${promptTokens} tokens, median of ${rounds - skip} rounds (model ${values.model}, 1 thread, flash attention off)`,
 );
-for (const size of sizes) console.log(`prefillChunkSize ${size}\t${median(times.get(size)).toFixed(2)} ms`);
+for (const size of sizes) console.log(`prefillChunkSize ${size}\t${fixed(median(times.get(size)), 2)} ms`);
+
+/** A median of no finite values (every round failed to time) is null: printed as n/a. */
+function fixed(value, digits) {
+  return value === null ? "n/a" : value.toFixed(digits);
+}
