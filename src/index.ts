@@ -2,6 +2,7 @@
 
 export type {
   FlashAttention,
+  HugePageAdvice,
   NativeContextCounters as LlamaContextCounters,
 } from "./backends/llamacpp/addon-types.js";
 export type { ForkSource } from "./backends/llamacpp/branches/fork-prompt.js";

@@ -46,9 +46,13 @@ const library = (pattern) => {
 };
 
 const source = join(here, "greedy-runner.cpp");
+// The addon's own huge-page advice, so the runner's memory is backed as tessera's is (--huge-pages).
+const nativeSources = join(projectRoot, "native", "src");
+const hugePages = join(nativeSources, "huge-pages.cpp");
+const inputs = [source, hugePages, join(nativeSources, "huge-pages.h")];
 const outputFolder = join(projectRoot, ".cache", "greedy-runner");
 const output = join(outputFolder, debug ? "greedy-runner-debug" : "greedy-runner");
-if (existsSync(output) && statSync(output).mtimeMs > statSync(source).mtimeMs) {
+if (existsSync(output) && inputs.every((input) => statSync(output).mtimeMs > statSync(input).mtimeMs)) {
   console.log(output);
   process.exit(0);
 }
@@ -60,7 +64,9 @@ const args = [
   ...(debug ? ["-g", "-fno-omit-frame-pointer"] : []),
   `-I${join(headers, "include")}`,
   `-I${join(headers, "ggml", "include")}`,
+  `-I${nativeSources}`,
   source,
+  hugePages,
   "-o",
   output,
   library(/^libllama\.v[\d.]+\.so$|^libllama\.so$/),

@@ -16,6 +16,8 @@
 //                                                  or {"tg": N, "depth": D} answered with {"tokensPerSecond"}
 // Common: --model PATH --libs FOLDER (ggml backends) --threads T --context C --batch B [--chat]
 //         [--flash-attn auto|on|off] (llama.cpp's default is auto, as tessera's addon leaves it)
+//         [--huge-pages on|off] (default on: the addon's advice, native/src/huge-pages.h, after the load and
+//         the context creation, as tessera's loadModel does by default; off leaves llama.cpp's allocations)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "ggml-backend.h"
+#include "huge-pages.h"
 #include "llama.h"
 
 namespace {
@@ -49,6 +52,7 @@ struct Options {
   int batch = 0;
   int depth = 0;
   std::string flashAttention = "auto";
+  std::string hugePages = "on";
   bool chat = false;
 };
 
@@ -78,9 +82,11 @@ Options parseOptions(int argc, char** argv) {
     else if (name == "--batch") options.batch = std::atoi(value.c_str());
     else if (name == "--depth") options.depth = std::atoi(value.c_str());
     else if (name == "--flash-attn") options.flashAttention = value;
+    else if (name == "--huge-pages") options.hugePages = value;
     else fail("unknown option " + name);
   }
   if (options.model.empty()) fail("--model is required");
+  if (options.hugePages != "on" && options.hugePages != "off") fail("--huge-pages must be on or off");
   if (options.threads < 1 || options.tokens < 1 || options.reps < 1) fail("--threads, --tokens and --reps must be >= 1");
   return options;
 }
@@ -310,8 +316,12 @@ int main(int argc, char** argv) {
   runner.chat = options.chat;
   llama_model_params modelParams = llama_model_default_params();
   modelParams.n_gpu_layers = 0;
+  const bool hugePages = options.hugePages == "on";
+  std::vector<tessera::MemoryRange> mappedBefore;
+  if (hugePages) mappedBefore = tessera::anonymousMappings();
   runner.model = llama_model_load_from_file(options.model.c_str(), modelParams);
   if (runner.model == nullptr) fail("cannot load " + options.model);
+  if (hugePages) tessera::adviseHugePages(mappedBefore, tessera::kHugePageMinimumBytes);
   runner.vocab = llama_model_get_vocab(runner.model);
   runner.vocabularySize = llama_vocab_n_tokens(runner.vocab);
 
@@ -328,8 +338,10 @@ int main(int argc, char** argv) {
   else if (options.flashAttention == "off") contextParams.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
   else if (options.flashAttention != "auto") fail("--flash-attn must be auto, on or off");
   runner.batchSize = static_cast<int32_t>(contextParams.n_batch);
+  if (hugePages) mappedBefore = tessera::anonymousMappings();
   runner.context = llama_init_from_model(runner.model, contextParams);
   if (runner.context == nullptr) fail("cannot create a context");
+  if (hugePages) tessera::adviseHugePages(mappedBefore, tessera::kHugePageMinimumBytes);
 
   if (options.mode == "tg") {
     tokenGeneration(runner, 1, 0);  // warm-up, as llama-bench

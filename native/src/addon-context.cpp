@@ -28,7 +28,11 @@ class CreateContextWorker : public Napi::AsyncWorker {
     if (model_->disposed.load()) return;  // settled as ERR_DISPOSED below
     testhooks::pause(testhooks::Point::createContextBeforeInit);
     try {
+      const std::vector<MemoryRange> mappedBefore =
+          model_->hugePages ? anonymousMappings() : std::vector<MemoryRange>();
       context_ = llama_init_from_model(model_->model, params_);
+      // The KV cache and the compute buffers, read at every step.
+      if (context_ != nullptr && model_->hugePages) advice_ = adviseHugePages(mappedBefore, kHugePageMinimumBytes);
     } catch (const std::exception& error) {
       failure_ = std::string("llama.cpp could not create the context: ") + error.what();
       return;
@@ -55,7 +59,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
         return;
       }
       Napi::Object object = addonData(env).contextConstructor.New({});
-      AddonContext::Unwrap(object)->attach(env, model_, context_, prefillChunkSize_);
+      AddonContext::Unwrap(object)->attach(env, model_, context_, prefillChunkSize_, advice_);
       context_ = nullptr;
       deferred_.Resolve(object);
     });
@@ -83,6 +87,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
   llama_context_params params_;
   int32_t prefillChunkSize_;
   llama_context* context_ = nullptr;
+  HugePageAdvice advice_;
   std::string failure_;
 };
 
@@ -194,8 +199,9 @@ AddonContext::~AddonContext() {
 }
 
 void AddonContext::attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context,
-                          int32_t prefillChunkSize) {
+                          int32_t prefillChunkSize, const HugePageAdvice& advice) {
   model_ = model;
+  hugePageAdvice_ = advice;
   // The finalizer runs when Node frees the function, whether after our Release() or at environment
   // teardown; from then on the keeper must not call into it. The slot is filled once the keeper exists.
   auto keeperSlot = std::make_shared<std::weak_ptr<LoopKeeper>>();
@@ -389,6 +395,7 @@ Napi::Value AddonContext::GetInfo(const Napi::CallbackInfo& info) {
   result.Set("batchSize", engine.batchSize());
   result.Set("prefillChunkSize", engine.prefillChunkSize());
   result.Set("threads", engine.threads());
+  result.Set("hugePages", hugePageAdviceObject(env, model_->hugePages, hugePageAdvice_));
   return result;
 }
 

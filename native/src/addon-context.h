@@ -21,7 +21,7 @@ class AddonContext : public Napi::ObjectWrap<AddonContext> {
   explicit AddonContext(const Napi::CallbackInfo& info);
   ~AddonContext() override;
   void attach(Napi::Env env, const std::shared_ptr<ModelHandle>& model, llama_context* context,
-              int32_t prefillChunkSize);
+              int32_t prefillChunkSize, const HugePageAdvice& advice);
 
  private:
   Napi::Value Generate(const Napi::CallbackInfo& info);
@@ -33,6 +33,7 @@ class AddonContext : public Napi::ObjectWrap<AddonContext> {
   DecodeEngine& requireEngine(Napi::Env env);
 
   std::shared_ptr<ModelHandle> model_;
+  HugePageAdvice hugePageAdvice_;  // what creating the context did about huge pages (getInfo)
   std::shared_ptr<DecodeEngine> engine_;
   std::shared_ptr<LoopKeeper> loop_;
 };

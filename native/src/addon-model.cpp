@@ -39,13 +39,14 @@ int32_t longestPieceBytes(const llama_model* model) {
 
 class LoadModelWorker : public Napi::AsyncWorker {
  public:
-  LoadModelWorker(Napi::Env env, std::string path, int32_t gpuLayers, bool useMmap,
+  LoadModelWorker(Napi::Env env, std::string path, int32_t gpuLayers, bool useMmap, bool hugePages,
                   std::shared_ptr<std::atomic<bool>> abortFlag, Napi::Value onProgress)
       : Napi::AsyncWorker(env, "tessera:loadModel"),
         deferred_(Napi::Promise::Deferred::New(env)),
         path_(std::move(path)),
         gpuLayers_(gpuLayers),
         useMmap_(useMmap),
+        hugePages_(hugePages),
         abortFlag_(std::move(abortFlag)) {
     if (onProgress.IsFunction()) {
       progress_ = Napi::ThreadSafeFunction::New(env, onProgress.As<Napi::Function>(), "tessera:loadProgress", 0, 1);
@@ -62,6 +63,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
     params.progress_callback = &LoadModelWorker::onProgress;
     params.progress_callback_user_data = this;
     clearRecentErrors();
+    const std::vector<MemoryRange> mappedBefore = hugePages_ ? anonymousMappings() : std::vector<MemoryRange>();
     model_ = llama_model_load_from_file(path_.c_str(), params);
     if (model_ == nullptr) {
       if (abortFlag_->load()) {
@@ -75,6 +77,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
       return;
     }
     longestPieceBytes_ = longestPieceBytes(model_);
+    if (hugePages_) advice_ = adviseHugePages(mappedBefore, kHugePageMinimumBytes);
   }
 
   ~LoadModelWorker() override {
@@ -91,7 +94,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
         return;
       }
       Napi::Object object = addonData(env).modelConstructor.New({});
-      AddonModel::Unwrap(object)->attach(model_, longestPieceBytes_);
+      AddonModel::Unwrap(object)->attach(model_, longestPieceBytes_, hugePages_, advice_);
       model_ = nullptr;
       deferred_.Resolve(object);
     });
@@ -136,6 +139,8 @@ class LoadModelWorker : public Napi::AsyncWorker {
   std::string path_;
   int32_t gpuLayers_;
   bool useMmap_;
+  bool hugePages_;
+  HugePageAdvice advice_;
   std::shared_ptr<std::atomic<bool>> abortFlag_;
   Napi::ThreadSafeFunction progress_;
   bool hasProgress_ = false;
@@ -193,6 +198,7 @@ Napi::Function AddonModel::Define(Napi::Env env) {
                          InstanceMethod("detokenize", &AddonModel::Detokenize),
                          InstanceMethod("tokenToPiece", &AddonModel::TokenToPiece),
                          InstanceMethod("longestPieceBytes", &AddonModel::LongestPieceBytes),
+                         InstanceMethod("hugePages", &AddonModel::HugePages),
                          InstanceMethod("getMetadata", &AddonModel::GetMetadata),
                          InstanceMethod("createContext", &AddonModel::CreateContext),
                          InstanceMethod("dispose", &AddonModel::Dispose),
@@ -207,7 +213,8 @@ Napi::Value AddonModel::Load(const Napi::CallbackInfo& info) {
   auto abortFlag = std::make_shared<std::atomic<bool>>(false);
   auto* worker = new LoadModelWorker(env, info[0].As<Napi::String>().Utf8Value(),
                                      static_cast<int32_t>(numberOption(options, "gpuLayers", 0)),
-                                     booleanOption(options, "useMmap", true), abortFlag, info[2]);
+                                     booleanOption(options, "useMmap", true), booleanOption(options, "hugePages", true),
+                                     abortFlag, info[2]);
   Napi::Object result = Napi::Object::New(env);
   result.Set("promise", worker->promise());
   auto* flagHolder = new std::shared_ptr<std::atomic<bool>>(abortFlag);
@@ -232,8 +239,10 @@ AddonModel::~AddonModel() {
   // running context; the last owner frees them.
 }
 
-void AddonModel::attach(llama_model* model, int32_t longestPieceBytes) {
+void AddonModel::attach(llama_model* model, int32_t longestPieceBytes, bool hugePages, const HugePageAdvice& advice) {
   handle_ = std::make_shared<ModelHandle>();
+  handle_->hugePages = hugePages;
+  handle_->loadAdvice = advice;
   handle_->model = model;
   handle_->vocab = llama_model_get_vocab(model);
   handle_->vocabSize = llama_vocab_n_tokens(handle_->vocab);
@@ -243,6 +252,12 @@ void AddonModel::attach(llama_model* model, int32_t longestPieceBytes) {
 Napi::Value AddonModel::LongestPieceBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Napi::Number::New(env, requireLoaded(env).longestPieceBytes);
+}
+
+Napi::Value AddonModel::HugePages(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const ModelHandle& handle = requireLoaded(env);
+  return hugePageAdviceObject(env, handle.hugePages, handle.loadAdvice);
 }
 
 ModelHandle& AddonModel::requireLoaded(Napi::Env env) {

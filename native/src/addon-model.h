@@ -11,13 +11,13 @@ namespace tessera {
 class AddonModel : public Napi::ObjectWrap<AddonModel> {
  public:
   static Napi::Function Define(Napi::Env env);
-  // loadModel(path, { gpuLayers, useMmap }, onProgress?) -> { promise, abort() }
+  // loadModel(path, { gpuLayers, useMmap, hugePages }, onProgress?) -> { promise, abort() }
   static Napi::Value Load(const Napi::CallbackInfo& info);
 
   explicit AddonModel(const Napi::CallbackInfo& info);
   ~AddonModel() override;
 
-  void attach(llama_model* model, int32_t longestPieceBytes);
+  void attach(llama_model* model, int32_t longestPieceBytes, bool hugePages, const HugePageAdvice& advice);
   const std::shared_ptr<ModelHandle>& handle() const { return handle_; }
   ModelHandle& requireLoaded(Napi::Env env);
 
@@ -26,6 +26,7 @@ class AddonModel : public Napi::ObjectWrap<AddonModel> {
   Napi::Value Detokenize(const Napi::CallbackInfo& info);
   Napi::Value TokenToPiece(const Napi::CallbackInfo& info);
   Napi::Value LongestPieceBytes(const Napi::CallbackInfo& info);
+  Napi::Value HugePages(const Napi::CallbackInfo& info);
   Napi::Value GetMetadata(const Napi::CallbackInfo& info);
   static Napi::Value metadataObject(Napi::Env env, const ModelHandle& handle);
   Napi::Value CreateContext(const Napi::CallbackInfo& info);

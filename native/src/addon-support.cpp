@@ -1,5 +1,7 @@
 #include "addon-support.h"
 
+#include <cstring>
+
 namespace tessera {
 
 AddonData& addonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
@@ -25,5 +27,23 @@ bool booleanOption(const Napi::Object& options, const char* name, bool fallback)
 std::string stringOption(const Napi::Object& options, const char* name, const std::string& fallback) {
   Napi::Value value = options.Get(name);
   return value.IsString() ? value.As<Napi::String>().Utf8Value() : fallback;
+}
+Napi::Object hugePageAdviceObject(Napi::Env env, bool requested, const HugePageAdvice& advice) {
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("requested", requested);
+  result.Set("supported", advice.supported);
+  result.Set("advisedBytes", static_cast<double>(advice.advisedBytes));
+  result.Set("collapsedBytes", static_cast<double>(advice.collapsedBytes));
+  if (advice.firstError == 0) {
+    result.Set("error", env.Null());
+  } else {
+#if defined(__GLIBC__)
+    const char* name = strerrorname_np(advice.firstError);  // glibc 2.32+: "EINVAL", not its sentence
+#else
+    const char* name = nullptr;
+#endif
+    result.Set("error", name != nullptr ? std::string(name) : "errno " + std::to_string(advice.firstError));
+  }
+  return result;
 }
 }  // namespace tessera

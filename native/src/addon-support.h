@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "huge-pages.h"
+
 namespace tessera {
 
 class DecodeEngine;
@@ -75,4 +77,8 @@ class LoopKeeper {
 double numberOption(const Napi::Object& options, const char* name, double fallback);
 bool booleanOption(const Napi::Object& options, const char* name, bool fallback);
 std::string stringOption(const Napi::Object& options, const char* name, const std::string& fallback);
+
+// { requested, supported, advisedBytes, collapsedBytes, error }: what a load or context creation did about
+// huge pages (huge-pages.h); error is the first madvise failure's name (e.g. "EINVAL") or null.
+Napi::Object hugePageAdviceObject(Napi::Env env, bool requested, const HugePageAdvice& advice);
 }  // namespace tessera

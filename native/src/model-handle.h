@@ -2,6 +2,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "huge-pages.h"
 #include "llama.h"
 
 namespace tessera {
@@ -20,6 +21,10 @@ struct ModelHandle {
   // The longest token's text in bytes (special tokens rendered), found by the load worker: 0 when that scan
   // failed (a broken vocabulary), and JavaScript then finds it itself. See longestPieceBytes().
   int32_t longestPieceBytes = 0;
+  // Whether loads and context creations advise huge pages (loadModel's hugePages option), and what the
+  // load's advice did (huge-pages.h).
+  bool hugePages = true;
+  HugePageAdvice loadAdvice;
 
   std::atomic<bool> disposed{false};  // set on the JavaScript thread, read by creation workers
   int32_t pendingContexts = 0;        // [JavaScript thread] creations queued and not yet settled

@@ -14,6 +14,8 @@ export interface ModelFlags {
   threads?: number;
   contextSize?: number;
   flashAttn?: FlashAttention;
+  /** false with --no-huge-pages. */
+  hugePages?: boolean;
   temperature?: number;
   topK?: number;
   topP?: number;
@@ -42,6 +44,7 @@ export function addModelFlags(command: Command, defaults: { maxTokens: number })
       .option("--threads <n>", "CPU threads (default: physical cores)", integerArgument(1, 512))
       .option("--context-size <n>", "tokens of context (prompt + answer)", integerArgument(16))
       .addOption(flashAttentionOption())
+      .addOption(noHugePagesOption())
       .option("-n, --max-tokens <n>", "most tokens to generate", integerArgument(1), defaults.maxTokens)
       .option("-t, --temperature <t>", "sampling temperature; 0 = greedy", numberArgument(0))
       .option("--top-k <k>", "keep the k most likely tokens (0 = off)", integerArgument(0))
@@ -73,6 +76,14 @@ export function flashAttentionOption(): Option {
     "--flash-attn <mode>",
     "flash attention: auto, on or off (default: off on the CPU, where it slows decoding at depth; auto with GPU layers)",
   ).choices(["auto", "on", "off"]);
+}
+
+/** --no-huge-pages, shared with serve: the model's hugePages load option (LoadLlamaModelOptions). */
+export function noHugePagesOption(): Option {
+  return new Option(
+    "--no-huge-pages",
+    "leave llama.cpp's memory on small pages (default on Linux: ask for transparent huge pages, faster decode on VMs)",
+  );
 }
 
 /** The ModelOptions the flags ask for (unset flags are left out, so backend defaults apply). */

@@ -105,6 +105,7 @@ export interface OpenBackendOptions {
   threads?: number;
   contextSize?: number;
   flashAttn?: FlashAttention;
+  hugePages?: boolean;
   quiet?: boolean;
 }
 
@@ -119,5 +120,6 @@ export async function openBackend(options: OpenBackendOptions): Promise<LlamaCpp
     ...(options.threads !== undefined && { threads: options.threads }),
     ...(options.contextSize !== undefined && { contextSize: options.contextSize }),
     ...(options.flashAttn !== undefined && { flashAttention: options.flashAttn }),
+    ...(options.hugePages === false && { hugePages: false }),
   });
 }

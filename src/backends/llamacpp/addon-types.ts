@@ -67,6 +67,26 @@ export interface NativeModelMetadata {
 export interface NativeLoadModelOptions {
   readonly gpuLayers: number;
   readonly useMmap: boolean;
+  /** Advise transparent huge pages for the memory the load allocates (and its contexts'). Default true. */
+  readonly hugePages?: boolean;
+}
+
+/**
+ * What a model load or a context creation did about transparent huge pages (native/src/huge-pages.h):
+ * the anonymous memory llama.cpp allocated during the call (repacked weights, KV cache, compute buffers),
+ * in whole 2 MiB pages of ranges of 8 MiB or more.
+ */
+export interface HugePageAdvice {
+  /** The hugePages option of the load. */
+  readonly requested: boolean;
+  /** false where the platform has no transparent huge pages (not Linux) or the mappings could not be read. */
+  readonly supported: boolean;
+  /** Bytes advised to use huge pages (MADV_HUGEPAGE). */
+  readonly advisedBytes: number;
+  /** Bytes the kernel moved onto huge pages during the call (MADV_COLLAPSE, Linux 6.1+). */
+  readonly collapsedBytes: number;
+  /** The first madvise failure's errno name ("EINVAL": no MADV_COLLAPSE in this kernel), or null. */
+  readonly error: string | null;
 }
 
 export interface NativeModelLoad {
@@ -81,6 +101,7 @@ export interface NativeModel {
   tokenToPiece(token: number, special: boolean): Uint8Array;
   /** The longest token's text in bytes (special tokens rendered), found at load; 0 when that scan failed. */
   longestPieceBytes(): number;
+  hugePages(): HugePageAdvice;
   getMetadata(): NativeModelMetadata;
   createContext(options: NativeContextOptions): Promise<NativeContext>;
   /** Disposes every context of this model first (their generations end with "abort"). */
@@ -112,6 +133,7 @@ export interface NativeContextInfo {
   readonly batchSize: number;
   readonly prefillChunkSize: number;
   readonly threads: number;
+  readonly hugePages: HugePageAdvice;
 }
 
 /** Everything optional is "off" when missing. Validated in TypeScript before it gets here. */

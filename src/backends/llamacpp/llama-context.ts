@@ -1,6 +1,7 @@
 import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
 import type {
   FlashAttention,
+  HugePageAdvice,
   NativeContext,
   NativeContextCounters,
   NativeContextInfo,
@@ -114,6 +115,10 @@ export class LlamaContext implements AsyncDisposable {
   }
   get threads(): number {
     return this.#info.threads;
+  }
+  /** What creating the context did about transparent huge pages for its KV cache and compute buffers. */
+  get hugePages(): HugePageAdvice {
+    return this.#info.hugePages;
   }
   /** The flash attention setting the context was created with ("auto" leaves the choice to llama.cpp). */
   get flashAttention(): FlashAttention {

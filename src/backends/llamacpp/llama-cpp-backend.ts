@@ -57,6 +57,12 @@ export interface LlamaCppBackendOptions extends BaseBackendOptions {
    * node-llama-cpp's CUDA or Vulkan package and a device. `docs/gpu.md` explains the choice.
    */
   gpuLayers?: number | "max" | "auto";
+  /**
+   * Transparent huge pages for the memory llama.cpp allocates (repacked weights, KV cache, compute
+   * buffers) on Linux; default true. See LoadLlamaModelOptions.hugePages; `backend.model.hugePages` and
+   * `backend.context.hugePages` say what was done.
+   */
+  hugePages?: boolean;
   /** A built-in template name ("chatml", "llama2", "llama3") or Jinja source replacing the GGUF's. */
   chatTemplate?: string;
   chatTemplateLimits?: Partial<ChatTemplateLimits>;
@@ -84,6 +90,7 @@ const optionNames: ReadonlySet<string> = new Set([
   "batchSize",
   "flashAttention",
   "gpuLayers",
+  "hugePages",
   "chatTemplate",
   "chatTemplateLimits",
   "formatter",
@@ -115,6 +122,7 @@ export class LlamaCppBackend extends BaseBackend implements AsyncDisposable {
     const sequences =
       options.sequences === undefined ? 4 : checkInteger("sequences", options.sequences, 1, 256);
     if (options.queueCapacity !== undefined) checkInteger("queueCapacity", options.queueCapacity, 1, 1 << 16);
+    if (options.hugePages !== undefined) checkBoolean("hugePages", options.hugePages);
     if (options.flashAttention !== undefined) {
       checkChoice("flashAttention", options.flashAttention, ["auto", "on", "off"]);
     }

@@ -22,6 +22,7 @@ export interface LoadedLlama {
 export interface LlamaLoadSettings {
   readonly model?: string | undefined;
   readonly gpuLayers?: number | "max" | "auto" | undefined;
+  readonly hugePages?: boolean | undefined;
   readonly sequences: number;
   readonly threads?: number | undefined;
   readonly contextSize?: number | undefined;
@@ -36,6 +37,7 @@ export async function loadLlama(settings: LlamaLoadSettings): Promise<LoadedLlam
     settings.model === undefined ? await resolveDefaultModel() : await resolveModel(settings.model);
   const model = await loadLlamaModel(path, {
     ...(settings.gpuLayers !== undefined && { gpuLayers: settings.gpuLayers }),
+    ...(settings.hugePages !== undefined && { hugePages: settings.hugePages }),
     // gpuLayers "auto" leaves room for this context's KV cache (the default context is 4096 per sequence).
     contextCells: Math.min((settings.contextSize ?? 4096) * settings.sequences, 2 ** 31 - 256),
   });

@@ -9,7 +9,7 @@ import { checkApiKey } from "../../server/check-api-key.js";
 import { startTesseraServer } from "../../server/create-server.js";
 import { defaultCliModel } from "../default-models.js";
 import { UnknownHostError } from "../errors/unknown-host-error.js";
-import { flashAttentionOption } from "../model-flags.js";
+import { flashAttentionOption, noHugePagesOption } from "../model-flags.js";
 import { integerArgument } from "../number-arguments.js";
 import { resolveModelPath } from "../open-model.js";
 
@@ -24,6 +24,7 @@ interface ServeFlags {
   threads?: number;
   contextSize?: number;
   flashAttn?: FlashAttention;
+  hugePages?: boolean;
   maxBodyBytes: number;
 }
 
@@ -45,6 +46,7 @@ async function serve(flags: ServeFlags, apiKeySource: string): Promise<void> {
     ...(flags.threads !== undefined && { threads: flags.threads }),
     ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
     ...(flags.flashAttn !== undefined && { flashAttention: flags.flashAttn }),
+    ...(flags.hugePages === false && { hugePages: false }),
   });
   let server: Awaited<ReturnType<typeof startTesseraServer>>;
   try {
@@ -130,6 +132,7 @@ export function registerServeCommand(program: Command): void {
     .option("--threads <n>", "CPU threads for llama.cpp", integerArgument(1, 1024))
     .option("--context-size <n>", "tokens per sequence (prompt + output)", integerArgument(16))
     .addOption(flashAttentionOption())
+    .addOption(noHugePagesOption())
     .option("--max-body-bytes <n>", "largest request body", integerArgument(1024), 16 * 1024 * 1024)
     .action(async (flags: ServeFlags, command: Command) => {
       // A key from the environment is named as such: the flag was never typed.

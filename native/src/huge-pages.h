@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tessera {
+
+// Transparent huge pages for the memory llama.cpp allocates itself.
+//
+// Why: ggml's CPU buffers (the weights a quantized model repacks at load, the KV cache, the compute
+// buffers) come from posix_memalign, i.e. anonymous 4 KiB pages unless the process asked for more. Where
+// the kernel backs anonymous memory with huge pages only on request (transparent_hugepage=madvise, the
+// usual default) and a TLB miss is expensive (a VM with shadow or nested paging), decode streams the
+// weights through 4 KiB pages: on the 2-core AMD EPYC VM this project measures on, the 1B Q4_0 model
+// decoded at 5-9 tokens/s that way and at 25 with the same libraries on 2 MiB pages
+// (docs/native.md, "Huge pages"). The file-mapped weights of a model that is not repacked already get
+// large folios from the page cache; this is for anonymous memory only.
+//
+// A load or context creation snapshots the process's anonymous mappings before the llama.cpp call and
+// advises only the address ranges that appeared during it, so memory the rest of the process owns (V8's
+// heap, other models) is left as it was, except for what another thread mapped during the same call,
+// for which the advice is harmless: huge pages change how memory is backed, never its contents.
+
+// One mapped address range [start, end).
+struct MemoryRange {
+  uintptr_t start = 0;
+  uintptr_t end = 0;
+};
+
+// What adviseHugePages did, for LlamaModel.hugePages / LlamaContext.hugePages.
+struct HugePageAdvice {
+  // Bytes asked to use huge pages from now on (MADV_HUGEPAGE), in 2 MiB-aligned ranges.
+  uint64_t advisedBytes = 0;
+  // Bytes the kernel moved onto huge pages at once (MADV_COLLAPSE, Linux 6.1+); the rest waits for
+  // khugepaged or stays on small pages (no free huge page, an older kernel).
+  uint64_t collapsedBytes = 0;
+  // The first errno a madvise call gave (0: none), e.g. EINVAL where the kernel has no MADV_COLLAPSE.
+  int firstError = 0;
+  // false where the platform has no transparent huge pages (not Linux) or reading the mappings failed.
+  bool supported = false;
+};
+
+// The process's private, writable, anonymous mappings (Linux: /proc/self/maps); empty elsewhere.
+std::vector<MemoryRange> anonymousMappings();
+
+// Advises the anonymous ranges mapped since `before` that hold at least `minimumBytes` of whole 2 MiB
+// pages. Runs on a worker thread (collapsing copies the memory: ~0.1-0.3 s per GiB).
+HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t minimumBytes);
+
+// The smallest new range worth advising: smaller buffers gain little and would spend huge pages.
+constexpr uint64_t kHugePageMinimumBytes = 8ull << 20;
+
+}  // namespace tessera
