@@ -109,11 +109,7 @@ export async function loadLlamaModel(path: string, options: LoadLlamaModelOption
     sequenceContextSize: Math.min(contextCells, 4096),
     microBatch: 512,
   });
-  const load = addon.loadModel(
-    fullPath,
-    { gpuLayers: nativeLayers, useMmap, hugePages },
-    options.onProgress,
-  );
+  const load = addon.loadModel(fullPath, { gpuLayers: nativeLayers, useMmap, hugePages }, options.onProgress);
   const onAbort = () => load.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
