@@ -31,7 +31,8 @@ std::string stringOption(const Napi::Object& options, const char* name, const st
 Napi::Object hugePageAdviceObject(Napi::Env env, bool requested, const HugePageAdvice& advice) {
   Napi::Object result = Napi::Object::New(env);
   result.Set("requested", requested);
-  result.Set("supported", advice.supported);
+  // Not asked, nothing was read; the platform still says whether asking would have done anything.
+  result.Set("supported", requested ? advice.supported : hugePagesSupported());
   result.Set("advisedBytes", static_cast<double>(advice.advisedBytes));
   result.Set("collapsedBytes", static_cast<double>(advice.collapsedBytes));
   if (advice.firstError == 0) {

@@ -7,6 +7,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace tessera {
@@ -19,6 +20,18 @@ constexpr uintptr_t kHugePage = 2u << 20;
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
+
+// Whether any small page of the huge page at `page` is in memory.
+bool anyResident(uintptr_t page) {
+  static const size_t smallPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  unsigned char resident[kHugePage / 4096];  // enough for the smallest page size, 4 KiB
+  const size_t count = kHugePage / std::max<size_t>(smallPage, 4096);
+  if (mincore(reinterpret_cast<void*>(page), kHugePage, resident) != 0) return true;  // let madvise decide
+  for (size_t index = 0; index < count; index++) {
+    if ((resident[index] & 1) != 0) return true;
+  }
+  return false;
+}
 
 // The ranges of `after` not covered by any range of `before` (both as /proc/self/maps lists them:
 // sorted, disjoint).
@@ -41,6 +54,14 @@ std::vector<MemoryRange> rangesAddedSince(const std::vector<MemoryRange>& before
 #endif
 
 }  // namespace
+
+bool hugePagesSupported() {
+#if defined(__linux__)
+  return true;
+#else
+  return false;
+#endif
+}
 
 std::vector<MemoryRange> anonymousMappings() {
   std::vector<MemoryRange> ranges;
@@ -89,13 +110,16 @@ HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t 
     // Collapsing now rather than waiting for khugepaged, which scans a few MiB every 10 s by default:
     // the memory was written during the call (the weights' repack), so it is all on small pages.
     // One huge page per call, so a page that cannot be collapsed (no free huge page: EAGAIN) costs
-    // only itself, and collapsedBytes is exact.
+    // only itself, and collapsedBytes is exact. A page nothing has touched yet (a KV cache llama.cpp has
+    // not written) is left alone: the kernel refuses to collapse it (EINVAL), and after MADV_HUGEPAGE its
+    // first touch gets a huge page anyway.
     for (uintptr_t page = start; page < end; page += kHugePage) {
+      if (!anyResident(page)) continue;
       if (madvise(reinterpret_cast<void*>(page), kHugePage, MADV_COLLAPSE) == 0) {
         advice.collapsedBytes += kHugePage;
       } else {
         if (advice.firstError == 0) advice.firstError = errno;
-        // The kernel has no MADV_COLLAPSE: no page of any range will collapse.
+        // A populated page refused with EINVAL: this kernel has no MADV_COLLAPSE (before 6.1).
         if (errno == EINVAL) break;
       }
     }

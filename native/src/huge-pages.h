@@ -40,6 +40,9 @@ struct HugePageAdvice {
   bool supported = false;
 };
 
+// Whether this platform has transparent huge pages to ask for (Linux).
+bool hugePagesSupported();
+
 // The process's private, writable, anonymous mappings (Linux: /proc/self/maps); empty elsewhere.
 std::vector<MemoryRange> anonymousMappings();
 

@@ -38,3 +38,23 @@ export function findPeerBinary(name: PeerBinaryName): string | null {
 export function peerMissingNote(name: PeerBinaryName): string {
   return `${name} is not built; run \`npm run bench:peers\` (builds llama.cpp from node-llama-cpp's bundle, 16-50 min on a shared 2-core machine) or set ${environmentOverrides[name]}`;
 }
+
+/**
+ * The environment of a llama.cpp peer process (llama-server, llama-bench): glibc's malloc advises
+ * transparent huge pages for the large blocks it maps (`glibc.malloc.hugetlb=1`, glibc 2.35+; ignored
+ * by older glibc and by other C libraries), so the peers' weights, KV cache and compute buffers are backed
+ * as tessera's are by default (loadLlamaModel's `hugePages`). Without it, on a VM where a TLB miss is dear,
+ * the comparison would measure paging rather than code: the 1B Q4_0 model decoded at 5-9 tokens/s on
+ * small pages and at 25 on huge ones with the same libraries (docs/native.md, "Huge pages").
+ */
+export function peerEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const tunable = "glibc.malloc.hugetlb=1";
+  const existing = base.GLIBC_TUNABLES;
+  // A tunable the user set is kept, and theirs wins where both name hugetlb.
+  if (existing?.includes("glibc.malloc.hugetlb=")) return { ...base };
+  return { ...base, GLIBC_TUNABLES: existing ? `${tunable}:${existing}` : tunable };
+}
+
+/** The sentence the reports print under their tables: how each row's memory is backed. */
+export const hugePagesNote =
+  "Huge pages: tessera and the C++ greedy runner advise them for llama.cpp's own allocations (tessera's default, `hugePages`), llama-server and llama-bench get `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, node-llama-cpp asks for none (docs/native.md, \"Huge pages\").";

@@ -22,7 +22,7 @@ import {
 import { GreedyRunnerProcess, greedyRunnerName } from "./greedy-runner-process.js";
 import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { comparePaired, type PairedComparison } from "./paired-comparison.js";
-import { findPeerBinary, peerMissingNote } from "./peer-binaries.js";
+import { findPeerBinary, peerEnvironment, peerMissingNote } from "./peer-binaries.js";
 import { type SampleSummary, summarize } from "./stats.js";
 import { buildUniquePrompt } from "./unique-prompts.js";
 
@@ -371,7 +371,7 @@ export function llamaBenchArgs(options: ThroughputOptions): string[] {
 async function runLlamaBench(binary: string, options: ThroughputOptions): Promise<LlamaBenchEntry[]> {
   const args = llamaBenchArgs(options);
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"], env: peerEnvironment() });
     trackBenchChild(child);
     let stdout = "";
     let stderr = "";

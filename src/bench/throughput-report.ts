@@ -2,6 +2,7 @@ import { flashAttentionNote } from "./flash-attention-setting.js";
 import { describeMachine } from "./machine-info.js";
 import { formatMedianP90, markdownTable } from "./markdown-table.js";
 import { pairedComparisonMarkdown } from "./paired-comparison-table.js";
+import { hugePagesNote } from "./peer-binaries.js";
 import type { SampleSummary } from "./stats.js";
 import { svgBarChart } from "./svg-bar-chart.js";
 import type { ThroughputResult } from "./throughput-benchmark.js";
@@ -28,7 +29,7 @@ export function throughputMarkdown(result: ThroughputResult): string {
   return (
     `Throughput on \`${result.model}\`, ${settings.threads} thread(s), ${settings.repetitions} repetitions; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}. ` +
-    `Logits are captured raw and processed alike. ${flashAttentionNote(settings.flashAttention)}\n\n` +
+    `Logits are captured raw and processed alike. ${flashAttentionNote(settings.flashAttention)} ${hugePagesNote}\n\n` +
     table +
     throughputComparisonsMarkdown(result)
   );

@@ -18,7 +18,7 @@ import {
   type FlashAttention,
   nodeLlamaCppFlashAttention,
 } from "./flash-attention-setting.js";
-import { findPeerBinary, peerMissingNote } from "./peer-binaries.js";
+import { findPeerBinary, peerEnvironment, peerMissingNote } from "./peer-binaries.js";
 import { type RemoteSpec, remoteTarget } from "./remote-targets.js";
 import { freePort, ServerProcess } from "./server-process.js";
 import { BackendTarget } from "./targets/backend-target.js";
@@ -215,6 +215,7 @@ function startLlamaServer(
       name,
       command: binary,
       args: llamaServerArgs(options, port, parallel),
+      env: peerEnvironment(),
       readyUrl: `http://127.0.0.1:${port}/health`,
       signal,
     });

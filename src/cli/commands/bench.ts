@@ -8,6 +8,7 @@ import { loadLlamaModel } from "../../backends/llamacpp/llama-model.js";
 import { killBenchChildrenOnInterrupt } from "../../bench/bench-children.js";
 import { type FlashAttention, flashAttentionNote } from "../../bench/flash-attention-setting.js";
 import { describeMachine } from "../../bench/machine-info.js";
+import { hugePagesNote } from "../../bench/peer-binaries.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import type { RunOrder } from "../../bench/run-order.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
@@ -192,7 +193,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     out: flags.out,
     name: "ttfb",
     result: withModel,
-    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${comparisons === "" ? "" : `\n${comparisons}\n`}${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). ${flashAttentionNote(flags.flashAttn)} Command: \`${withModel.command}\`\n`,
+    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${comparisons === "" ? "" : `\n${comparisons}\n`}${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). ${flashAttentionNote(flags.flashAttn)} ${hugePagesNote} Command: \`${withModel.command}\`\n`,
     chart: ttfbChart(result),
     json: flags.json === true,
   });
