@@ -4,7 +4,7 @@
 // that layout made the runner ~10% faster on the 1B shape than it is alone, while tessera's speed did not
 // change (docs/benchmarks.md, "1B decode"). Run after `npm run build`:
 //   node benchmarks/decode-alone.mjs [--model llama-3.2-1b:q4_0] [--threads 1] [--rounds 5] [--tokens 33]
-//     [--reference greedy|tg]
+//     [--reference greedy|tg] [--huge-pages on|off]
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,12 +24,19 @@ const { values } = parseArgs({
     // greedy: the runner's own greedy generation (arg-max, detokenize); tg: llama-bench's test_gen on the
     // same libraries (random tokens, logits never read) from an empty cache, as llama-bench's tg128.
     reference: { type: "string", default: "greedy" },
+    // Both sides' huge-page advice (loadLlamaModel's hugePages, the runner's --huge-pages).
+    "huge-pages": { type: "string", default: "on" },
   },
 });
 const modelPath = await resolveModel(values.model);
 const text = "Once upon a time there was a river stone garden letter window morning";
 const tokens = Number(values.tokens);
 const threads = Number(values.threads);
+if (values["huge-pages"] !== "on" && values["huge-pages"] !== "off") {
+  console.error(`--huge-pages must be on or off; got ${values["huge-pages"]}`);
+  process.exit(2);
+}
+const hugePages = values["huge-pages"] === "on";
 
 if (values.child) {
   // One tessera process, through the public API (backend → thunk → for await): load, one warm-up
@@ -43,6 +50,7 @@ if (values.child) {
     contextSize: 512,
     sequences: 1,
     flashAttention: "off",
+    hugePages,
   });
   const rates = [];
   for (let run = 0; run < 4; run++) {
@@ -65,10 +73,14 @@ writeFileSync(promptFile, text);
 const runnerRate = () => {
   const common = ["--model", modelPath, "--libs", prebuiltLibraryFolder(""), "--threads", String(threads)];
   const run = (args) =>
-    execFileSync(greedyRunnerBinary(), [...args, "--flash-attn", "off"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    })
+    execFileSync(
+      greedyRunnerBinary(),
+      [...args, "--flash-attn", "off", "--huge-pages", values["huge-pages"]],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    )
       .trim()
       .split("\n");
   if (values.reference === "tg") {

@@ -318,7 +318,21 @@ int main(int argc, char** argv) {
   modelParams.n_gpu_layers = 0;
   const bool hugePages = options.hugePages == "on";
   std::vector<tessera::MemoryRange> mappedBefore;
-  if (hugePages) mappedBefore = tessera::anonymousMappings();
+  if (hugePages) {
+    mappedBefore = tessera::anonymousMappings();
+    // As the addon's load: advised at the first progress call, when the weights' buffers exist and are
+    // still empty, so the repack's writes fault in huge pages directly.
+    static bool advisedEarly = false;
+    modelParams.progress_callback = [](float, void* before) {
+      if (!advisedEarly) {
+        advisedEarly = true;
+        tessera::adviseHugePages(*static_cast<std::vector<tessera::MemoryRange>*>(before),
+                                 tessera::kHugePageMinimumBytes, false);
+      }
+      return true;
+    };
+    modelParams.progress_callback_user_data = &mappedBefore;
+  }
   runner.model = llama_model_load_from_file(options.model.c_str(), modelParams);
   if (runner.model == nullptr) fail("cannot load " + options.model);
   if (hugePages) tessera::adviseHugePages(mappedBefore, tessera::kHugePageMinimumBytes);

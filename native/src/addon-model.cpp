@@ -63,7 +63,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
     params.progress_callback = &LoadModelWorker::onProgress;
     params.progress_callback_user_data = this;
     clearRecentErrors();
-    const std::vector<MemoryRange> mappedBefore = hugePages_ ? anonymousMappings() : std::vector<MemoryRange>();
+    if (hugePages_) mappedBefore_ = anonymousMappings();
     model_ = llama_model_load_from_file(path_.c_str(), params);
     if (model_ == nullptr) {
       if (abortFlag_->load()) {
@@ -77,7 +77,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
       return;
     }
     longestPieceBytes_ = longestPieceBytes(model_);
-    if (hugePages_) advice_ = adviseHugePages(mappedBefore, kHugePageMinimumBytes);
+    if (hugePages_) advice_ = adviseHugePages(mappedBefore_, kHugePageMinimumBytes);
   }
 
   ~LoadModelWorker() override {
@@ -103,6 +103,14 @@ class LoadModelWorker : public Napi::AsyncWorker {
  private:
   static bool onProgress(float progress, void* data) {
     auto* self = static_cast<LoadModelWorker*>(data);
+    // The first call comes after llama.cpp has allocated the weights' buffers and before it writes any
+    // (llama_model_loader::load_all_data): advised now, the repack's writes fault in huge pages directly,
+    // and the collapse after the load has nothing left to copy (it took 1.7 s of the 1B model's load
+    // when it did all the work; docs/native.md, "Huge pages").
+    if (self->hugePages_ && !self->advisedEarly_) {
+      self->advisedEarly_ = true;
+      adviseHugePages(self->mappedBefore_, kHugePageMinimumBytes, /*collapse=*/false);
+    }
     if (self->hasProgress_) {
       auto* value = new float(progress);
       if (self->progress_.NonBlockingCall(value, [](Napi::Env env, Napi::Function callback, float* progressValue) {
@@ -140,6 +148,8 @@ class LoadModelWorker : public Napi::AsyncWorker {
   int32_t gpuLayers_;
   bool useMmap_;
   bool hugePages_;
+  bool advisedEarly_ = false;
+  std::vector<MemoryRange> mappedBefore_;  // anonymous mappings before the load (hugePages_ only)
   HugePageAdvice advice_;
   std::shared_ptr<std::atomic<bool>> abortFlag_;
   Napi::ThreadSafeFunction progress_;

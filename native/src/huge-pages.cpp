@@ -87,7 +87,7 @@ std::vector<MemoryRange> anonymousMappings() {
   return ranges;
 }
 
-HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t minimumBytes) {
+HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t minimumBytes, bool collapse) {
   HugePageAdvice advice;
 #if defined(__linux__)
   const std::vector<MemoryRange> after = anonymousMappings();
@@ -107,6 +107,7 @@ HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t 
       continue;
     }
     advice.advisedBytes += length;
+    if (!collapse) continue;
     // Collapsing now rather than waiting for khugepaged, which scans a few MiB every 10 s by default:
     // the memory was written during the call (the weights' repack), so it is all on small pages.
     // One huge page per call, so a page that cannot be collapsed (no free huge page: EAGAIN) costs
@@ -127,6 +128,7 @@ HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t 
 #else
   (void)before;
   (void)minimumBytes;
+  (void)collapse;
 #endif
   return advice;
 }

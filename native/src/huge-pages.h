@@ -31,8 +31,9 @@ struct MemoryRange {
 struct HugePageAdvice {
   // Bytes asked to use huge pages from now on (MADV_HUGEPAGE), in 2 MiB-aligned ranges.
   uint64_t advisedBytes = 0;
-  // Bytes the kernel moved onto huge pages at once (MADV_COLLAPSE, Linux 6.1+); the rest waits for
-  // khugepaged or stays on small pages (no free huge page, an older kernel).
+  // Bytes on huge pages when the call returned, of those advised: collapsed (MADV_COLLAPSE, Linux 6.1+)
+  // or faulted in as huge pages after the advice. The rest is not in memory yet (its first touch gets a
+  // huge page), waits for khugepaged, or stays on small pages (no free huge page, an older kernel).
   uint64_t collapsedBytes = 0;
   // The first errno a madvise call gave (0: none), e.g. EINVAL where the kernel has no MADV_COLLAPSE.
   int firstError = 0;
@@ -47,8 +48,12 @@ bool hugePagesSupported();
 std::vector<MemoryRange> anonymousMappings();
 
 // Advises the anonymous ranges mapped since `before` that hold at least `minimumBytes` of whole 2 MiB
-// pages. Runs on a worker thread (collapsing copies the memory: ~0.1-0.3 s per GiB).
-HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t minimumBytes);
+// pages, and with `collapse` moves the pages already in memory onto huge pages (MADV_COLLAPSE: a copy,
+// ~2 s per GiB on the VM of docs/native.md; pages already huge cost nothing). Runs on a worker thread.
+// Advising before llama.cpp writes a buffer is what makes it cheap: the writes then fault in huge
+// pages directly, with nothing to copy (the model load advises from its first progress callback, when
+// the weights' buffers exist and are still empty).
+HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t minimumBytes, bool collapse = true);
 
 // The smallest new range worth advising: smaller buffers gain little and would spend huge pages.
 constexpr uint64_t kHugePageMinimumBytes = 8ull << 20;
