@@ -28,15 +28,15 @@ const { values } = parseArgs({
     "huge-pages": { type: "string", default: "on" },
   },
 });
-const modelPath = await resolveModel(values.model);
-const text = "Once upon a time there was a river stone garden letter window morning";
-const tokens = Number(values.tokens);
-const threads = Number(values.threads);
 if (values["huge-pages"] !== "on" && values["huge-pages"] !== "off") {
   console.error(`--huge-pages must be on or off; got ${values["huge-pages"]}`);
   process.exit(2);
 }
 const hugePages = values["huge-pages"] === "on";
+const modelPath = await resolveModel(values.model);
+const text = "Once upon a time there was a river stone garden letter window morning";
+const tokens = Number(values.tokens);
+const threads = Number(values.threads);
 
 if (values.child) {
   // One tessera process, through the public API (backend → thunk → for await): load, one warm-up

@@ -11,15 +11,22 @@ import { greedyRunnerBinary } from "../dist/bench/greedy-runner-process.js";
 import { median } from "../dist/bench/stats.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
 
-const { values } = parseArgs({
-  options: {
-    model: { type: "string", default: "llama-3.2-1b:q4_0" },
-    threads: { type: "string", default: "1" },
-    rounds: { type: "string", default: "6" },
-    tokens: { type: "string", default: "33" },
-    child: { type: "string" },
-  },
-});
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      model: { type: "string", default: "llama-3.2-1b:q4_0" },
+      threads: { type: "string", default: "1" },
+      rounds: { type: "string", default: "6" },
+      tokens: { type: "string", default: "33" },
+      child: { type: "string" },
+    },
+  }));
+} catch (error) {
+  // An unknown flag or a missing value: one line, not a stack trace.
+  console.error(error.message);
+  process.exit(2);
+}
 const tokens = Number(values.tokens);
 const threads = Number(values.threads);
 const rounds = Number(values.rounds);

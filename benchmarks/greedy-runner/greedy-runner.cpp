@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
   llama_model_params modelParams = llama_model_default_params();
   modelParams.n_gpu_layers = 0;
   const bool hugePages = options.hugePages == "on";
-  std::vector<tessera::MemoryRange> mappedBefore;
+  tessera::MappingSnapshot mappedBefore;
   if (hugePages) {
     mappedBefore = tessera::anonymousMappings();
     // As the addon's load: advised at the first progress call, when the weights' buffers exist and are
@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
     modelParams.progress_callback = [](float, void* before) {
       if (!advisedEarly) {
         advisedEarly = true;
-        tessera::adviseHugePages(*static_cast<std::vector<tessera::MemoryRange>*>(before),
+        tessera::adviseHugePages(*static_cast<tessera::MappingSnapshot*>(before),
                                  tessera::kHugePageMinimumBytes, false);
       }
       return true;

@@ -28,8 +28,7 @@ class CreateContextWorker : public Napi::AsyncWorker {
     if (model_->disposed.load()) return;  // settled as ERR_DISPOSED below
     testhooks::pause(testhooks::Point::createContextBeforeInit);
     try {
-      const std::vector<MemoryRange> mappedBefore =
-          model_->hugePages ? anonymousMappings() : std::vector<MemoryRange>();
+      const MappingSnapshot mappedBefore = model_->hugePages ? anonymousMappings() : MappingSnapshot();
       context_ = llama_init_from_model(model_->model, params_);
       // The KV cache and the compute buffers, read at every step.
       if (context_ != nullptr && model_->hugePages) advice_ = adviseHugePages(mappedBefore, kHugePageMinimumBytes);

@@ -149,7 +149,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
   bool useMmap_;
   bool hugePages_;
   bool advisedEarly_ = false;
-  std::vector<MemoryRange> mappedBefore_;  // anonymous mappings before the load (hugePages_ only)
+  MappingSnapshot mappedBefore_;  // anonymous mappings before the load (hugePages_ only)
   HugePageAdvice advice_;
   std::shared_ptr<std::atomic<bool>> abortFlag_;
   Napi::ThreadSafeFunction progress_;

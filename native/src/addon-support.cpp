@@ -32,7 +32,7 @@ Napi::Object hugePageAdviceObject(Napi::Env env, bool requested, const HugePageA
   Napi::Object result = Napi::Object::New(env);
   result.Set("requested", requested);
   // Not asked, nothing was read; the platform still says whether asking would have done anything.
-  result.Set("supported", requested ? advice.supported : hugePagesSupported());
+  result.Set("supported", requested ? advice.supported : hugePagesAvailable());
   result.Set("advisedBytes", static_cast<double>(advice.advisedBytes));
   result.Set("collapsedBytes", static_cast<double>(advice.collapsedBytes));
   if (advice.firstError == 0) {

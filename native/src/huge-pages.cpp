@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #if defined(__linux__)
@@ -13,9 +14,9 @@
 namespace tessera {
 namespace {
 
+#if defined(__linux__)
 constexpr uintptr_t kHugePage = 2u << 20;
 
-#if defined(__linux__)
 // Linux 6.1's value; older C headers lack the name while the running kernel may have the call.
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
@@ -55,45 +56,72 @@ std::vector<MemoryRange> rangesAddedSince(const std::vector<MemoryRange>& before
 
 }  // namespace
 
-bool hugePagesSupported() {
+bool hugePagesAvailable() {
 #if defined(__linux__)
-  return true;
+  // The system's setting: "always [madvise] never" with the chosen one in brackets; no file, no THP.
+  FILE* setting = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+  if (setting == nullptr) return false;
+  char line[128] = {0};
+  const bool read = std::fgets(line, sizeof(line), setting) != nullptr;
+  std::fclose(setting);
+  if (!read || std::strstr(line, "[never]") != nullptr) return false;
+  // This process's: prctl(PR_SET_THP_DISABLE) (inherited by children) shows as "THP_enabled:\t0".
+  FILE* status = std::fopen("/proc/self/status", "re");
+  if (status == nullptr) return true;
+  bool disabled = false;
+  char statusLine[256];
+  while (std::fgets(statusLine, sizeof(statusLine), status) != nullptr) {
+    if (std::strncmp(statusLine, "THP_enabled:", 12) == 0) {
+      disabled = std::strtol(statusLine + 12, nullptr, 10) == 0;
+      break;
+    }
+  }
+  std::fclose(status);
+  return !disabled;
 #else
   return false;
 #endif
 }
 
-std::vector<MemoryRange> anonymousMappings() {
-  std::vector<MemoryRange> ranges;
+MappingSnapshot anonymousMappings() {
+  MappingSnapshot snapshot;
 #if defined(__linux__)
   FILE* maps = std::fopen("/proc/self/maps", "re");
-  if (maps == nullptr) return ranges;
-  char line[512];
-  while (std::fgets(line, sizeof(line), maps) != nullptr) {
+  if (maps == nullptr) return snapshot;
+  // getline: a line of any length is one line (a long file path must not split into a second "line"
+  // that parses as an anonymous range).
+  char* line = nullptr;
+  size_t capacity = 0;
+  while (getline(&line, &capacity, maps) != -1) {
     unsigned long start = 0, end = 0, inode = 0;
     char perms[8] = {0};
     int nameAt = 0;
     // start-end perms offset dev inode [name]
-    if (std::sscanf(line, "%lx-%lx %7s %*x %*s %lu %n", &start, &end, perms, &inode, &nameAt) < 4) {
-      // A line longer than the buffer continues in the next read; its rest never parses as a range.
-      continue;
-    }
-    const bool named = nameAt > 0 && line[nameAt] != '\0' && line[nameAt] != '\n';
+    if (std::sscanf(line, "%lx-%lx %7s %*x %*s %lu %n", &start, &end, perms, &inode, &nameAt) < 4) continue;
+    const char* name = nameAt > 0 ? line + nameAt : "";
+    // "[anon:...]" is anonymous memory someone named (prctl PR_SET_VMA_ANON_NAME; glibc 2.39+ names its
+    // malloc mappings that way with glibc.mem.decorate_maps); "[heap]", "[stack]" and files are not ours.
+    const bool named = *name != '\0' && *name != '\n' && std::strncmp(name, "[anon:", 6) != 0;
     if (inode != 0 || named || std::strcmp(perms, "rw-p") != 0) continue;
-    ranges.push_back({static_cast<uintptr_t>(start), static_cast<uintptr_t>(end)});
+    snapshot.ranges.push_back({static_cast<uintptr_t>(start), static_cast<uintptr_t>(end)});
   }
+  std::free(line);
+  snapshot.ok = !std::ferror(maps);
   std::fclose(maps);
 #endif
-  return ranges;
+  return snapshot;
 }
 
-HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t minimumBytes, bool collapse) {
+HugePageAdvice adviseHugePages(const MappingSnapshot& before, uint64_t minimumBytes, bool collapse) {
   HugePageAdvice advice;
 #if defined(__linux__)
-  const std::vector<MemoryRange> after = anonymousMappings();
-  if (after.empty()) return advice;
-  advice.supported = true;
-  for (const MemoryRange& range : rangesAddedSince(before, after)) {
+  advice.supported = hugePagesAvailable();
+  // Without both snapshots nothing can tell this call's memory from the rest of the process (V8's heap
+  // included): then nothing is advised.
+  if (!advice.supported || !before.ok) return advice;
+  const MappingSnapshot after = anonymousMappings();
+  if (!after.ok) return advice;
+  for (const MemoryRange& range : rangesAddedSince(before.ranges, after.ranges)) {
     // Only whole huge pages inside the range: advising a partial one would take in a neighbour's memory.
     const uintptr_t start = (range.start + kHugePage - 1) & ~(kHugePage - 1);
     const uintptr_t end = range.end & ~(kHugePage - 1);

@@ -35,25 +35,36 @@ struct HugePageAdvice {
   // or faulted in as huge pages after the advice. The rest is not in memory yet (its first touch gets a
   // huge page), waits for khugepaged, or stays on small pages (no free huge page, an older kernel).
   uint64_t collapsedBytes = 0;
-  // The first errno a madvise call gave (0: none), e.g. EINVAL where the kernel has no MADV_COLLAPSE.
+  // The first errno a madvise call gave (0: none): EINVAL for a page in memory that the kernel would not
+  // collapse (no MADV_COLLAPSE before Linux 6.1), EAGAIN for one it could not collapse then (no free
+  // huge page, or another thread was writing it), ENOMEM for a range unmapped meanwhile.
   int firstError = 0;
-  // false where the platform has no transparent huge pages (not Linux) or reading the mappings failed.
+  // hugePagesAvailable() when the call was made; false: nothing was advised.
   bool supported = false;
 };
 
-// Whether this platform has transparent huge pages to ask for (Linux).
-bool hugePagesSupported();
+// Whether asking would give this process huge pages: Linux, /sys/kernel/mm/transparent_hugepage/enabled
+// present and not "never", and THP not disabled for the process (prctl PR_SET_THP_DISABLE).
+bool hugePagesAvailable();
 
-// The process's private, writable, anonymous mappings (Linux: /proc/self/maps); empty elsewhere.
-std::vector<MemoryRange> anonymousMappings();
+// The process's private, writable, anonymous mappings (Linux: /proc/self/maps); ok is false where they
+// could not be read (not Linux, no /proc, no file descriptor left), and then nothing is advised.
+struct MappingSnapshot {
+  bool ok = false;
+  std::vector<MemoryRange> ranges;
+};
+MappingSnapshot anonymousMappings();
 
 // Advises the anonymous ranges mapped since `before` that hold at least `minimumBytes` of whole 2 MiB
 // pages, and with `collapse` moves the pages already in memory onto huge pages (MADV_COLLAPSE: a copy,
-// ~2 s per GiB on the VM of docs/native.md; pages already huge cost nothing). Runs on a worker thread.
-// Advising before llama.cpp writes a buffer is what makes it cheap: the writes then fault in huge
-// pages directly, with nothing to copy (the model load advises from its first progress callback, when
-// the weights' buffers exist and are still empty).
-HugePageAdvice adviseHugePages(const std::vector<MemoryRange>& before, uint64_t minimumBytes, bool collapse = true);
+// about 2 s per GiB on the VM of docs/native.md; pages already huge cost nothing). Runs on a worker
+// thread. Advising before llama.cpp writes a buffer is what makes it cheap: the writes then fault in
+// huge pages directly, with nothing to copy (the model load advises from its first progress callback,
+// when the weights' buffers exist and are still empty).
+//
+// "Mapped since `before`" is everything: what another thread of the process mapped during the call
+// (another load at the same time, the loader thread's malloc arena) is advised and counted too.
+HugePageAdvice adviseHugePages(const MappingSnapshot& before, uint64_t minimumBytes, bool collapse = true);
 
 // The smallest new range worth advising: smaller buffers gain little and would spend huge pages.
 constexpr uint64_t kHugePageMinimumBytes = 8ull << 20;

@@ -32,3 +32,17 @@ describe("--no-huge-pages", () => {
     expect(result.stdout).toMatch(/--no-huge-pages/);
   });
 });
+
+describe("inspect --serve's flags", () => {
+  it("reach the model and the context (--no-huge-pages and --flash-attn were once dropped there)", async () => {
+    const { inspectorModelOptions } = await import("../../src/cli/commands/inspect-serve.js");
+    expect(
+      inspectorModelOptions({ port: 0, sequences: 2, hugePages: false, flashAttn: "on", threads: 1 }),
+    ).toEqual({
+      load: { hugePages: false },
+      context: { sequences: 2, threads: 1, flashAttention: "on" },
+    });
+    // Commander sets hugePages: true when the flag is absent; the load's own default applies.
+    expect(inspectorModelOptions({ port: 0, sequences: 4, hugePages: true }).load).toEqual({});
+  });
+});

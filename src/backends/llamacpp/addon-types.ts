@@ -73,19 +73,31 @@ export interface NativeLoadModelOptions {
 
 /**
  * What a model load or a context creation did about transparent huge pages (native/src/huge-pages.h):
- * the anonymous memory llama.cpp allocated during the call (repacked weights, KV cache, compute buffers),
- * in whole 2 MiB pages of ranges of 8 MiB or more.
+ * the anonymous memory that appeared in the process during the call (repacked weights, KV cache, output
+ * and compute buffers, and whatever another thread mapped meanwhile: another load at the same time, the
+ * loader thread's malloc arena), in whole 2 MiB pages of ranges of 8 MiB or more.
  */
 export interface HugePageAdvice {
   /** The hugePages option of the load. */
   readonly requested: boolean;
-  /** false where the platform has no transparent huge pages (not Linux) or the mappings could not be read. */
+  /**
+   * Whether asking gives this process huge pages: Linux, with transparent huge pages not "never" and not
+   * disabled for the process (prctl PR_SET_THP_DISABLE). When false nothing was advised.
+   */
   readonly supported: boolean;
   /** Bytes advised to use huge pages (MADV_HUGEPAGE). */
   readonly advisedBytes: number;
-  /** Bytes the kernel moved onto huge pages during the call (MADV_COLLAPSE, Linux 6.1+). */
+  /**
+   * Bytes of those on huge pages when the call returned: written after the advice (faulted in as huge
+   * pages) or collapsed (MADV_COLLAPSE, Linux 6.1+). The rest had not been touched yet; its first touch
+   * gets a huge page.
+   */
   readonly collapsedBytes: number;
-  /** The first madvise failure's errno name ("EINVAL": no MADV_COLLAPSE in this kernel), or null. */
+  /**
+   * The first madvise failure's errno name, or null: "EINVAL" (the kernel would not collapse a page in
+   * memory: no MADV_COLLAPSE before Linux 6.1), "EAGAIN" (it could not then: no free huge page, or
+   * another thread was writing it), "ENOMEM" (a range unmapped meanwhile). Nothing fails because of it.
+   */
   readonly error: string | null;
 }
 

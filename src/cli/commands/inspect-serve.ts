@@ -2,7 +2,8 @@
 // token by copying KV cells, and re-samples with other settings). It prints the page's URL with its
 // per-run token and opens nothing; Ctrl-C stops it.
 import { basename } from "node:path";
-import { loadLlamaModel } from "../../backends/llamacpp/llama-model.js";
+import type { LlamaContextOptions } from "../../backends/llamacpp/llama-context.js";
+import { type LoadLlamaModelOptions, loadLlamaModel } from "../../backends/llamacpp/llama-model.js";
 import { startInspectorServer } from "../../inspector/live/inspector-server.js";
 import { InspectorSession } from "../../inspector/live/inspector-session.js";
 import type { ModelFlags } from "../model-flags.js";
@@ -13,15 +14,28 @@ export interface InspectServeFlags extends ModelFlags {
   sequences: number;
 }
 
+/** The load and context options the flags ask for (unset flags are left out, so the defaults apply). */
+export function inspectorModelOptions(flags: InspectServeFlags): {
+  load: LoadLlamaModelOptions;
+  context: LlamaContextOptions;
+} {
+  return {
+    load: { ...(flags.hugePages === false && { hugePages: false }) },
+    context: {
+      sequences: flags.sequences,
+      ...(flags.threads !== undefined && { threads: flags.threads }),
+      ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
+      ...(flags.flashAttn !== undefined && { flashAttention: flags.flashAttn }),
+    },
+  };
+}
+
 export async function serveInspector(flags: InspectServeFlags): Promise<void> {
   // The same model `run` uses when --model is not given (resolveModelPath knows the default).
   const path = await resolveModelPath(flags.model);
-  const model = await loadLlamaModel(path);
-  const context = await model.createContext({
-    sequences: flags.sequences,
-    ...(flags.threads !== undefined && { threads: flags.threads }),
-    ...(flags.contextSize !== undefined && { contextSize: flags.contextSize }),
-  });
+  const options = inspectorModelOptions(flags);
+  const model = await loadLlamaModel(path, options.load);
+  const context = await model.createContext(options.context);
   const session = new InspectorSession(model, context, flags.model ?? basename(path, ".gguf"));
   let server: Awaited<ReturnType<typeof startInspectorServer>>;
   try {
