@@ -14,26 +14,36 @@ import { prebuiltLibraryFolder } from "../dist/backends/llamacpp/native-addon.js
 import { greedyRunnerBinary } from "../dist/bench/greedy-runner-process.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
 
-const { values } = parseArgs({
-  options: {
-    model: { type: "string", default: "llama-3.2-1b:q4_0" },
-    threads: { type: "string", default: "1" },
-    rounds: { type: "string", default: "5" },
-    tokens: { type: "string", default: "33" },
-    child: { type: "boolean", default: false },
-    // greedy: the runner's own greedy generation (arg-max, detokenize); tg: llama-bench's test_gen on the
-    // same libraries (random tokens, logits never read) from an empty cache, as llama-bench's tg128.
-    reference: { type: "string", default: "greedy" },
-    // Both sides' huge-page advice (loadLlamaModel's hugePages, the runner's --huge-pages).
-    "huge-pages": { type: "string", default: "on" },
-  },
-});
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      model: { type: "string", default: "llama-3.2-1b:q4_0" },
+      threads: { type: "string", default: "1" },
+      rounds: { type: "string", default: "5" },
+      tokens: { type: "string", default: "33" },
+      child: { type: "boolean", default: false },
+      // greedy: the runner's own greedy generation (arg-max, detokenize); tg: llama-bench's test_gen on the
+      // same libraries (random tokens, logits never read) from an empty cache, as llama-bench's tg128.
+      reference: { type: "string", default: "greedy" },
+      // Both sides' huge-page advice (loadLlamaModel's hugePages, the runner's --huge-pages).
+      "huge-pages": { type: "string", default: "on" },
+    },
+  }));
+} catch (error) {
+  // An unknown flag or a missing value: one line, not a stack trace.
+  console.error(error.message);
+  process.exit(2);
+}
 if (values["huge-pages"] !== "on" && values["huge-pages"] !== "off") {
   console.error(`--huge-pages must be on or off; got ${values["huge-pages"]}`);
   process.exit(2);
 }
 const hugePages = values["huge-pages"] === "on";
-const modelPath = await resolveModel(values.model);
+const modelPath = await resolveModel(values.model).catch((error) => {
+  console.error(error.message);
+  process.exit(2);
+});
 const text = "Once upon a time there was a river stone garden letter window morning";
 const tokens = Number(values.tokens);
 const threads = Number(values.threads);

@@ -40,7 +40,10 @@ for (const [name, value, minimum] of [
     process.exit(2);
   }
 }
-const modelPath = await resolveModel(values.model);
+const modelPath = await resolveModel(values.model).catch((error) => {
+  console.error(error.message);
+  process.exit(2);
+});
 const text = "Once upon a time there was a river stone garden letter window morning";
 
 if (values.child !== undefined) {

@@ -89,8 +89,8 @@ export interface HugePageAdvice {
   readonly advisedBytes: number;
   /**
    * Bytes of those on huge pages when the call returned: written after the advice (faulted in as huge
-   * pages) or collapsed (MADV_COLLAPSE, Linux 6.1+). The rest had not been touched yet; its first touch
-   * gets a huge page.
+   * pages) or collapsed (MADV_COLLAPSE, Linux 6.1+). The rest had not been touched yet (its first touch
+   * gets a huge page) or, when `error` is set, stays on small pages until khugepaged gets to it.
    */
   readonly collapsedBytes: number;
   /**

@@ -42,8 +42,8 @@ export interface LoadLlamaModelOptions {
    * Ask Linux for transparent huge pages (2 MiB) for the memory llama.cpp allocates while loading this
    * model and creating its contexts: a quantized model's repacked weights, KV cache, output and compute
    * buffers. Default true. Where huge pages are only given on request (`transparent_hugepage=madvise`)
-   * and TLB misses are dear (a VM), the 1B Q4_0 model decoded up to 2.6× faster with them, and loaded
-   * faster too: the weights are advised before llama.cpp writes them (docs/native.md, "Huge pages").
+   * and TLB misses are dear (a VM), the 1B Q4_0 model decoded 1.27× faster with them (1 thread) and
+   * loaded faster too: the weights are advised before llama.cpp writes them (docs/native.md, "Huge pages").
    * `model.hugePages` says what was done; false leaves the memory as llama.cpp allocates it. No effect
    * outside Linux or where huge pages are disabled (`supported: false`).
    */
