@@ -9,41 +9,27 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { prebuiltLibraryFolder } from "../dist/backends/llamacpp/native-addon.js";
 import { greedyRunnerBinary } from "../dist/bench/greedy-runner-process.js";
-import { resolveModel } from "../dist/gguf/default-model.js";
+import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
+import { runnerTgTokensPerSecond } from "./lib/greedy-runner-tg.mjs";
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      model: { type: "string", default: "llama-3.2-1b:q4_0" },
-      threads: { type: "string", default: "1" },
-      rounds: { type: "string", default: "5" },
-      tokens: { type: "string", default: "33" },
-      child: { type: "boolean", default: false },
-      // greedy: the runner's own greedy generation (arg-max, detokenize); tg: llama-bench's test_gen on the
-      // same libraries (random tokens, logits never read) from an empty cache, as llama-bench's tg128.
-      reference: { type: "string", default: "greedy" },
-      // Both sides' huge-page advice (loadLlamaModel's hugePages, the runner's --huge-pages).
-      "huge-pages": { type: "string", default: "on" },
-    },
-  }));
-} catch (error) {
-  // An unknown flag or a missing value: one line, not a stack trace.
-  console.error(error.message);
-  process.exit(2);
-}
-if (values["huge-pages"] !== "on" && values["huge-pages"] !== "off") {
-  console.error(`--huge-pages must be on or off; got ${values["huge-pages"]}`);
-  process.exit(2);
-}
-const hugePages = values["huge-pages"] === "on";
-const modelPath = await resolveModel(values.model).catch((error) => {
-  console.error(error.message);
-  process.exit(2);
+const values = parseBenchArguments("decode-alone", {
+  model: { type: "string", default: "llama-3.2-1b:q4_0" },
+  threads: { type: "string", default: "1" },
+  rounds: { type: "string", default: "5" },
+  tokens: { type: "string", default: "33" },
+  child: { type: "boolean", default: false },
+  // greedy: the runner's own greedy generation (arg-max, detokenize); tg: llama-bench's test_gen on the
+  // same libraries (random tokens, logits never read) from an empty cache, as llama-bench's tg128.
+  reference: { type: "string", default: "greedy" },
+  // Both sides' huge-page advice (loadLlamaModel's hugePages, the runner's --huge-pages).
+  "huge-pages": { type: "string", default: "on" },
 });
+if (values["huge-pages"] !== "on" && values["huge-pages"] !== "off")
+  failArgument("decode-alone", `--huge-pages must be on or off; got ${values["huge-pages"]}`);
+const hugePages = values["huge-pages"] === "on";
+const modelPath = await resolveBenchModel("decode-alone", values.model);
 const text = "Once upon a time there was a river stone garden letter window morning";
 const tokens = Number(values.tokens);
 const threads = Number(values.threads);
@@ -93,20 +79,8 @@ const runnerRate = () => {
     )
       .trim()
       .split("\n");
-  if (values.reference === "tg") {
-    const last = run([
-      "--mode",
-      "tg",
-      ...common,
-      "--context",
-      "512",
-      "--tokens",
-      String(tokens - 1),
-      "--reps",
-      "3",
-    ]).at(-1);
-    return JSON.parse(last).samples.sort((a, b) => a - b)[1];
-  }
+  if (values.reference === "tg")
+    return runnerTgTokensPerSecond({ modelPath, threads, tokens: tokens - 1, hugePages });
   const lines = run([
     ...["--mode", "greedy", ...common, "--context", "512", "--prompt-file", promptFile],
     ...["--tokens", String(tokens), "--reps", "4"],

@@ -5,28 +5,17 @@
 // `npm run build` (docs/native.md, "Huge pages"):
 //   node benchmarks/huge-pages.mjs [--model llama-3.2-1b:q4_0] [--threads 1] [--rounds 6] [--tokens 33]
 import { execFileSync } from "node:child_process";
-import { parseArgs } from "node:util";
-import { prebuiltLibraryFolder } from "../dist/backends/llamacpp/native-addon.js";
-import { greedyRunnerBinary } from "../dist/bench/greedy-runner-process.js";
 import { median } from "../dist/bench/stats.js";
-import { resolveModel } from "../dist/gguf/default-model.js";
+import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
+import { runnerTgTokensPerSecond } from "./lib/greedy-runner-tg.mjs";
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      model: { type: "string", default: "llama-3.2-1b:q4_0" },
-      threads: { type: "string", default: "1" },
-      rounds: { type: "string", default: "6" },
-      tokens: { type: "string", default: "33" },
-      child: { type: "string" },
-    },
-  }));
-} catch (error) {
-  // An unknown flag or a missing value: one line, not a stack trace.
-  console.error(error.message);
-  process.exit(2);
-}
+const values = parseBenchArguments("huge-pages", {
+  model: { type: "string", default: "llama-3.2-1b:q4_0" },
+  threads: { type: "string", default: "1" },
+  rounds: { type: "string", default: "6" },
+  tokens: { type: "string", default: "33" },
+  child: { type: "string" },
+});
 const tokens = Number(values.tokens);
 const threads = Number(values.threads);
 const rounds = Number(values.rounds);
@@ -36,14 +25,10 @@ for (const [name, value, minimum] of [
   ["--tokens", tokens, 2],
 ]) {
   if (!Number.isInteger(value) || value < minimum) {
-    console.error(`${name} must be a whole number of at least ${minimum}`);
-    process.exit(2);
+    failArgument("huge-pages", `${name} must be a whole number of at least ${minimum}`);
   }
 }
-const modelPath = await resolveModel(values.model).catch((error) => {
-  console.error(error.message);
-  process.exit(2);
-});
+const modelPath = await resolveBenchModel("huge-pages", values.model);
 const text = "Once upon a time there was a river stone garden letter window morning";
 
 if (values.child !== undefined) {
@@ -80,36 +65,14 @@ const tessera = (mode) =>
       },
     ).trim(),
   );
-const runner = (mode) => {
-  const args = [
-    "--mode",
-    "tg",
-    "--model",
+const runner = (mode) => ({
+  tokensPerSecond: runnerTgTokensPerSecond({
     modelPath,
-    "--libs",
-    prebuiltLibraryFolder(""),
-    "--threads",
-    String(threads),
-  ];
-  const output = execFileSync(
-    greedyRunnerBinary(),
-    [
-      ...args,
-      "--context",
-      "512",
-      "--tokens",
-      String(tokens - 1),
-      "--reps",
-      "3",
-      "--flash-attn",
-      "off",
-      "--huge-pages",
-      mode,
-    ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
-  );
-  return { tokensPerSecond: median(JSON.parse(output.trim().split("\n").at(-1)).samples) };
-};
+    threads,
+    tokens: tokens - 1,
+    hugePages: mode === "on",
+  }),
+});
 
 const sides = [
   ["tessera", "on", tessera],

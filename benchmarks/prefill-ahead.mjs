@@ -4,35 +4,21 @@
 // them. Prints the median first token of each and the median of the per-round ratios (on ÷ off), with
 // the p10-p90 of the ratios, and checks that both answered the same greedy tokens. Run after `npm run build`:
 //   node benchmarks/prefill-ahead.mjs [--model tiny] [--prompt-tokens 256,1024] [--rounds 30] [--skip 5] [--markdown]
-import { parseArgs } from "node:util";
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
 import { median, percentile } from "../dist/bench/stats.js";
 import { buildUniquePrompt } from "../dist/bench/unique-prompts.js";
-import { resolveModel } from "../dist/gguf/default-model.js";
 import { CBlock, LlamaCppBackend, SimpleContext } from "../dist/index.js";
+import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
 
-/** A bad argument: one line naming it, exit 1 (no stack trace). */
-function fail(message) {
-  console.error(`prefill-ahead: ${message}`);
-  process.exit(1);
-}
-
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      model: { type: "string", default: "tiny" },
-      "prompt-tokens": { type: "string", default: "256,1024" },
-      rounds: { type: "string", default: "30" },
-      skip: { type: "string", default: "5" },
-      "max-tokens": { type: "string", default: "4" },
-      markdown: { type: "boolean", default: false },
-    },
-  });
-} catch (error) {
-  fail(error.message);
-}
-const { values } = parsed;
+const fail = (message) => failArgument("prefill-ahead", message);
+const values = parseBenchArguments("prefill-ahead", {
+  model: { type: "string", default: "tiny" },
+  "prompt-tokens": { type: "string", default: "256,1024" },
+  rounds: { type: "string", default: "30" },
+  skip: { type: "string", default: "5" },
+  "max-tokens": { type: "string", default: "4" },
+  markdown: { type: "boolean", default: false },
+});
 for (const name of ["rounds", "skip", "max-tokens"]) {
   if (!/^\d+$/.test(values[name])) fail(`--${name} must be a whole number, got ${values[name]}`);
 }
@@ -44,7 +30,7 @@ const skip = Number(values.skip);
 if (rounds <= skip) fail(`--rounds (${rounds}) must be more than --skip (${skip})`);
 const maxNewTokens = Number(values["max-tokens"]);
 
-const modelPath = await resolveModel(values.model);
+const modelPath = await resolveBenchModel("prefill-ahead", values.model);
 const settings = { model: modelPath, threads: 1, sequences: 1, flashAttention: "off", contextSize: 2048 };
 const backends = {
   on: await LlamaCppBackend.create({ ...settings, prefillAhead: true }),

@@ -3,32 +3,18 @@
 // sequence, taking turns in a new random order each round on a new prompt (no reuse). Prints the median
 // native prefill time of each size. Run after `npm run build`:
 //   node benchmarks/prefill-chunk-size.mjs [--model tiny] [--prompt-tokens 1024] [--sizes 128,256,512] [--rounds 25] [--skip 3]
-import { parseArgs } from "node:util";
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
 import { median } from "../dist/bench/stats.js";
-import { resolveModel } from "../dist/gguf/default-model.js";
+import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
 
-/** A bad argument: one line naming it, exit 1 (no stack trace). */
-function fail(message) {
-  console.error(`prefill-chunk-size: ${message}`);
-  process.exit(1);
-}
-
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      model: { type: "string", default: "tiny" },
-      "prompt-tokens": { type: "string", default: "1024" },
-      sizes: { type: "string", default: "128,256,512" },
-      rounds: { type: "string", default: "25" },
-      skip: { type: "string", default: "3" },
-    },
-  });
-} catch (error) {
-  fail(error.message);
-}
-const { values } = parsed;
+const fail = (message) => failArgument("prefill-chunk-size", message);
+const values = parseBenchArguments("prefill-chunk-size", {
+  model: { type: "string", default: "tiny" },
+  "prompt-tokens": { type: "string", default: "1024" },
+  sizes: { type: "string", default: "128,256,512" },
+  rounds: { type: "string", default: "25" },
+  skip: { type: "string", default: "3" },
+});
 for (const name of ["prompt-tokens", "rounds", "skip"]) {
   if (!/^\d+$/.test(values[name])) fail(`--${name} must be a whole number, got ${values[name]}`);
 }
@@ -40,7 +26,7 @@ const rounds = Number(values.rounds);
 const skip = Number(values.skip);
 if (rounds <= skip) fail(`--rounds (${rounds}) must be more than --skip (${skip})`);
 
-const model = await loadLlamaModel(await resolveModel(values.model));
+const model = await loadLlamaModel(await resolveBenchModel("prefill-chunk-size", values.model));
 const contexts = new Map();
 for (const size of sizes) {
   contexts.set(

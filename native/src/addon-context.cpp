@@ -28,10 +28,11 @@ class CreateContextWorker : public Napi::AsyncWorker {
     if (model_->disposed.load()) return;  // settled as ERR_DISPOSED below
     testhooks::pause(testhooks::Point::createContextBeforeInit);
     try {
-      const MappingSnapshot mappedBefore = model_->hugePages ? anonymousMappings() : MappingSnapshot();
+      const bool hugePages = model_->loadAdvice.requested;
+      const MappingSnapshot mappedBefore = hugePages ? anonymousMappings() : MappingSnapshot();
       context_ = llama_init_from_model(model_->model, params_);
-      // The KV cache and the compute buffers, read at every step.
-      if (context_ != nullptr && model_->hugePages) advice_ = adviseHugePages(mappedBefore, kHugePageMinimumBytes);
+      // The KV cache, the output buffer and the compute buffers, read at every step.
+      if (context_ != nullptr) advice_ = hugePages ? adviseHugePages(mappedBefore, kHugePageMinimumBytes) : notAdvised();
     } catch (const std::exception& error) {
       failure_ = std::string("llama.cpp could not create the context: ") + error.what();
       return;
@@ -394,7 +395,7 @@ Napi::Value AddonContext::GetInfo(const Napi::CallbackInfo& info) {
   result.Set("batchSize", engine.batchSize());
   result.Set("prefillChunkSize", engine.prefillChunkSize());
   result.Set("threads", engine.threads());
-  result.Set("hugePages", hugePageAdviceObject(env, model_->hugePages, hugePageAdvice_));
+  result.Set("hugePages", hugePageAdviceObject(env, hugePageAdvice_));
   return result;
 }
 

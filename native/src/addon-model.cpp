@@ -77,7 +77,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
       return;
     }
     longestPieceBytes_ = longestPieceBytes(model_);
-    if (hugePages_) advice_ = adviseHugePages(mappedBefore_, kHugePageMinimumBytes);
+    advice_ = hugePages_ ? adviseHugePages(mappedBefore_, kHugePageMinimumBytes) : notAdvised();
   }
 
   ~LoadModelWorker() override {
@@ -94,7 +94,7 @@ class LoadModelWorker : public Napi::AsyncWorker {
         return;
       }
       Napi::Object object = addonData(env).modelConstructor.New({});
-      AddonModel::Unwrap(object)->attach(model_, longestPieceBytes_, hugePages_, advice_);
+      AddonModel::Unwrap(object)->attach(model_, longestPieceBytes_, advice_);
       model_ = nullptr;
       deferred_.Resolve(object);
     });
@@ -249,9 +249,8 @@ AddonModel::~AddonModel() {
   // running context; the last owner frees them.
 }
 
-void AddonModel::attach(llama_model* model, int32_t longestPieceBytes, bool hugePages, const HugePageAdvice& advice) {
+void AddonModel::attach(llama_model* model, int32_t longestPieceBytes, const HugePageAdvice& advice) {
   handle_ = std::make_shared<ModelHandle>();
-  handle_->hugePages = hugePages;
   handle_->loadAdvice = advice;
   handle_->model = model;
   handle_->vocab = llama_model_get_vocab(model);
@@ -267,7 +266,7 @@ Napi::Value AddonModel::LongestPieceBytes(const Napi::CallbackInfo& info) {
 Napi::Value AddonModel::HugePages(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ModelHandle& handle = requireLoaded(env);
-  return hugePageAdviceObject(env, handle.hugePages, handle.loadAdvice);
+  return hugePageAdviceObject(env, handle.loadAdvice);
 }
 
 ModelHandle& AddonModel::requireLoaded(Napi::Env env) {

@@ -17,7 +17,7 @@ class AddonModel : public Napi::ObjectWrap<AddonModel> {
   explicit AddonModel(const Napi::CallbackInfo& info);
   ~AddonModel() override;
 
-  void attach(llama_model* model, int32_t longestPieceBytes, bool hugePages, const HugePageAdvice& advice);
+  void attach(llama_model* model, int32_t longestPieceBytes, const HugePageAdvice& advice);
   const std::shared_ptr<ModelHandle>& handle() const { return handle_; }
   ModelHandle& requireLoaded(Napi::Env env);
 

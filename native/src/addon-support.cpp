@@ -28,11 +28,10 @@ std::string stringOption(const Napi::Object& options, const char* name, const st
   Napi::Value value = options.Get(name);
   return value.IsString() ? value.As<Napi::String>().Utf8Value() : fallback;
 }
-Napi::Object hugePageAdviceObject(Napi::Env env, bool requested, const HugePageAdvice& advice) {
+Napi::Object hugePageAdviceObject(Napi::Env env, const HugePageAdvice& advice) {
   Napi::Object result = Napi::Object::New(env);
-  result.Set("requested", requested);
-  // Not asked, nothing was read; the platform still says whether asking would have done anything.
-  result.Set("supported", requested ? advice.supported : hugePagesAvailable());
+  result.Set("requested", advice.requested);
+  result.Set("supported", advice.supported);
   result.Set("advisedBytes", static_cast<double>(advice.advisedBytes));
   result.Set("collapsedBytes", static_cast<double>(advice.collapsedBytes));
   if (advice.firstError == 0) {

@@ -80,5 +80,5 @@ std::string stringOption(const Napi::Object& options, const char* name, const st
 
 // { requested, supported, advisedBytes, collapsedBytes, error }: what a load or context creation did about
 // huge pages (huge-pages.h); error is the first madvise failure's name (e.g. "EINVAL") or null.
-Napi::Object hugePageAdviceObject(Napi::Env env, bool requested, const HugePageAdvice& advice);
+Napi::Object hugePageAdviceObject(Napi::Env env, const HugePageAdvice& advice);
 }  // namespace tessera

@@ -112,8 +112,15 @@ MappingSnapshot anonymousMappings() {
   return snapshot;
 }
 
+HugePageAdvice notAdvised() {
+  HugePageAdvice advice;
+  advice.supported = hugePagesAvailable();
+  return advice;
+}
+
 HugePageAdvice adviseHugePages(const MappingSnapshot& before, uint64_t minimumBytes, bool collapse) {
   HugePageAdvice advice;
+  advice.requested = true;
 #if defined(__linux__)
   advice.supported = hugePagesAvailable();
   // Without both snapshots nothing can tell this call's memory from the rest of the process (V8's heap

@@ -29,6 +29,8 @@ struct MemoryRange {
 
 // What adviseHugePages did, for LlamaModel.hugePages / LlamaContext.hugePages.
 struct HugePageAdvice {
+  // The hugePages option of the load (false: nothing was read or advised).
+  bool requested = false;
   // Bytes asked to use huge pages from now on (MADV_HUGEPAGE), in 2 MiB-aligned ranges.
   uint64_t advisedBytes = 0;
   // Bytes on huge pages when the call returned, of those advised: collapsed (MADV_COLLAPSE, Linux 6.1+)
@@ -39,7 +41,7 @@ struct HugePageAdvice {
   // collapse (no MADV_COLLAPSE before Linux 6.1), EAGAIN for one it could not collapse then (no free
   // huge page, or another thread was writing it), ENOMEM for a range unmapped meanwhile.
   int firstError = 0;
-  // hugePagesAvailable() when the call was made; false: nothing was advised.
+  // hugePagesAvailable() when the call was made (also when not requested: what asking would have done).
   bool supported = false;
 };
 
@@ -65,6 +67,9 @@ MappingSnapshot anonymousMappings();
 // "Mapped since `before`" is everything: what another thread of the process mapped during the call
 // (another load at the same time, the loader thread's malloc arena) is advised and counted too.
 HugePageAdvice adviseHugePages(const MappingSnapshot& before, uint64_t minimumBytes, bool collapse = true);
+
+// The report of a call that was not asked to advise (hugePages: false).
+HugePageAdvice notAdvised();
 
 // The smallest new range worth advising: smaller buffers gain little and would spend huge pages.
 constexpr uint64_t kHugePageMinimumBytes = 8ull << 20;

@@ -21,9 +21,7 @@ struct ModelHandle {
   // The longest token's text in bytes (special tokens rendered), found by the load worker: 0 when that scan
   // failed (a broken vocabulary), and JavaScript then finds it itself. See longestPieceBytes().
   int32_t longestPieceBytes = 0;
-  // Whether loads and context creations advise huge pages (loadModel's hugePages option), and what the
-  // load's advice did (huge-pages.h).
-  bool hugePages = true;
+  // What the load did about huge pages (huge-pages.h); its contexts advise too when loadAdvice.requested.
   HugePageAdvice loadAdvice;
 
   std::atomic<bool> disposed{false};  // set on the JavaScript thread, read by creation workers
