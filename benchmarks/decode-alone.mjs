@@ -26,6 +26,19 @@ const values = parseBenchArguments("decode-alone", {
   // Both sides' huge-page advice (loadLlamaModel's hugePages, the runner's --huge-pages).
   "huge-pages": { type: "string", default: "on" },
 });
+for (const [name, minimum] of [
+  ["threads", 1],
+  ["rounds", 1],
+  ["tokens", 2],
+]) {
+  if (!/^\d+$/.test(values[name]) || Number(values[name]) < minimum)
+    failArgument(
+      "decode-alone",
+      `--${name} must be a whole number of at least ${minimum}, got ${values[name]}`,
+    );
+}
+if (values.reference !== "greedy" && values.reference !== "tg")
+  failArgument("decode-alone", `--reference must be greedy or tg; got ${values.reference}`);
 if (values["huge-pages"] !== "on" && values["huge-pages"] !== "off")
   failArgument("decode-alone", `--huge-pages must be on or off; got ${values["huge-pages"]}`);
 const hugePages = values["huge-pages"] === "on";

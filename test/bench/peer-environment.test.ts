@@ -1,6 +1,6 @@
 // llama-server and llama-bench run with glibc's malloc asking for huge pages, so their memory is backed
 // as tessera's is (docs/native.md, "Huge pages"); a tunable the user set is kept.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { peerEnvironment } from "../../src/bench/peer-binaries.js";
@@ -20,9 +20,11 @@ describe("peerEnvironment", () => {
     );
   });
 
-  // ld.so --list-tunables prints the value each tunable took from GLIBC_TUNABLES (glibc 2.33+, x86-64).
+  // ld.so --list-tunables prints the value each tunable took from GLIBC_TUNABLES (glibc 2.33+, x86-64);
+  // an older glibc refuses the option, and there is nothing to read.
   const loader = "/lib64/ld-linux-x86-64.so.2";
-  it.runIf(existsSync(loader))("is a setting this machine's glibc reads", () => {
+  const listsTunables = existsSync(loader) && spawnSync(loader, ["--list-tunables"]).status === 0;
+  it.runIf(listsTunables)("is a setting this machine's glibc reads", () => {
     const listing = execFileSync(loader, ["--list-tunables"], { env: peerEnvironment({}), encoding: "utf8" });
     expect(listing).toMatch(/glibc\.malloc\.hugetlb: 0x1\b|glibc\.malloc\.hugetlb: 1\b/);
   });
