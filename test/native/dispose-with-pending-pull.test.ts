@@ -23,10 +23,11 @@ describe("context.dispose() while a step's notification is on its way", () => {
 
   it("settles the waiting pull, with the events decoded before", async () => {
     const context = await createRawContext(model);
-    // Held a whole second: the dispose below must come while the thread waits. With 150 ms, a loaded
-    // machine (CI's two cores shared with another test run) let the wait end first, and the step's own
-    // notification settled the pull (one event, not done) before the dispose could.
-    hooks.set("afterStep", 1_000_000);
+    // Held 3 s: the dispose below must come while the thread waits. With 150 ms, and once with 1 s (a
+    // clean-clone CI run on this 2-core machine, 2026-12-02), a loaded machine let the wait end first, and
+    // the step's own notification settled the pull (one event, not done) before the dispose could. The
+    // dispose joins the thread, so the test pays the whole hold.
+    hooks.set("afterStep", 3_000_000);
     const generation = context.generate({
       tokens: model.tokenize("Once upon a time", true, false),
       greedy: true,
