@@ -16,7 +16,7 @@
 // Configurations: "greedy" is what the llama.cpp backend sends for greedy text without logits
 // (tokenLogprobs: false; an older build ignores the option and computes the logprob anyway);
 // "greedy-logprobs" keeps each event's logprob (the low-level API's default); "greedy-top20" captures
-// raw and processed top-20; "chain" samples through llama.cpp's candidate array (temperature 0.8,
+// raw and processed top-20, "greedy-full" raw and processed full vectors; "chain" samples through llama.cpp's candidate array (temperature 0.8,
 // top-k 40, top-p 0.95, min-p 0.05). Each round runs every variant once in a fresh child process, in an
 // order that alternates between rounds, so a noisy minute on a shared machine hits all alike; a figure is
 // the median over rounds, a ratio the median of the per-round ratios with its spread (min–max).
@@ -45,6 +45,7 @@ const configurations = {
   greedy: { greedy: true, tokenLogprobs: false },
   "greedy-logprobs": { greedy: true },
   "greedy-top20": { greedy: true, rawTopK: 20, processedTopK: 20 },
+  "greedy-full": { greedy: true, rawFull: true, processedFull: true },
   chain: { greedy: false, temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05 },
 };
 

@@ -129,6 +129,7 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
   testhooks::pause(testhooks::Point::takeBatchGap);
 
   // These slots are not written by the decode thread until we hand them back below.
+  completeDeferred(events, unread);
   Napi::Int32Array tokens = Napi::Int32Array::New(env, count);
   Napi::Float32Array logprobs = Napi::Float32Array::New(env, count);
   Napi::Uint32Array pieceEnds = Napi::Uint32Array::New(env, count);
@@ -179,6 +180,23 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
   if (parked && count > 0) engine_->wake();
   batch.Set("done", Napi::Boolean::New(env, done));
   return batch;
+}
+
+void AddonDecodeJob::completeDeferred(EventRing& events, const EventRing::Unread& unread) {
+  const DecodeJob& state = *state_;
+  for (size_t index = 0; index < unread.count; index++) {
+    EventSlot& slot = events.at(unread, index);
+    if (!slot.logSumExpDeferred) continue;
+    // The same pass the decode thread would have run (summarizeRow, not a separate two-pass sum), so a
+    // deferred value is bit for bit the one computed in place. The row passed the decode thread's
+    // finiteness check, so the sum is finite.
+    const RowSummary summary = summarizeRow(slot.rawFull.data(), state.vocabSize, deferredBlockMaxima_);
+    slot.raw.logSumExp = summary.logSumExp;
+    // Deferred only on the greedy path on untouched logits, where the processed row is the raw one.
+    slot.processed.logSumExp = summary.logSumExp;
+    if (state.config.tokenLogprobs) slot.logprob = slot.processed.chosenLogit - summary.logSumExp;
+    slot.logSumExpDeferred = false;
+  }
 }
 
 Napi::Value AddonDecodeJob::Pull(const Napi::CallbackInfo& info) {

@@ -2,6 +2,7 @@
 #include <napi.h>
 
 #include <memory>
+#include <vector>
 
 #include "addon-support.h"
 #include "decode-engine.h"
@@ -34,6 +35,8 @@ class AddonDecodeJob : public Napi::ObjectWrap<AddonDecodeJob>, public PullWaite
   Napi::Value GetStats(const Napi::CallbackInfo& info);
   Napi::Value GetPromptLogprobs(const Napi::CallbackInfo& info);
   Napi::Object takeBatch(Napi::Env env, size_t maxEvents);
+  // Computes what the decode thread left to the pull (EventSlot::logSumExpDeferred) in the slots taken.
+  void completeDeferred(EventRing& events, const EventRing::Unread& unread);
   DecodeJob& requireState(Napi::Env env);
 
   Napi::ObjectReference context_;  // keeps the context (and its decode thread) alive while this handle lives
@@ -42,5 +45,6 @@ class AddonDecodeJob : public Napi::ObjectWrap<AddonDecodeJob>, public PullWaite
   std::shared_ptr<LoopKeeper> loop_;
   std::unique_ptr<Napi::Promise::Deferred> pending_;
   size_t pendingMaxEvents_ = 0;
+  std::vector<float> deferredBlockMaxima_;  // summarizeRow's scratch for completeDeferred
 };
 }  // namespace tessera
