@@ -410,6 +410,8 @@ Napi::Value AddonContext::GetCounters(const Napi::CallbackInfo& info) {
   result.Set("generatedTokensDecoded", static_cast<double>(counters.generatedTokensDecoded));
   result.Set("decodeCalls", static_cast<double>(counters.decodeCalls));
   result.Set("heldWakeUps", static_cast<double>(counters.heldWakeUps));
+  result.Set("capturedRowsAllocated", static_cast<double>(counters.capturedRowsAllocated));
+  result.Set("capturedRowsKept", static_cast<double>(counters.capturedRowsKept));
   return result;
 }
 

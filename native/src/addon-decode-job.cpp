@@ -11,8 +11,30 @@
 namespace tessera {
 namespace {
 
-Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventRing::Unread& unread,
-                            const CaptureConfig& capture, bool raw, bool withCutBy, int32_t vocabSize) {
+// A Float32Array over a pooled row, which JavaScript then owns: the array's finalizer gives the row back.
+Napi::Value rowArray(Napi::Env env, PooledRow row, size_t floats) {
+  float* data = row.get();
+  auto* owner = new PooledRow(std::move(row));
+  napi_value buffer;
+  const napi_status status = napi_create_external_arraybuffer(
+      env, data, floats * sizeof(float),
+      [](napi_env, void*, void* hint) { delete static_cast<PooledRow*>(hint); }, owner, &buffer);
+  if (status != napi_ok) {
+    // A runtime that allows no external buffers (napi_no_external_buffers_allowed: Electron's V8 memory
+    // cage): a copy in memory JavaScript allocates, and the row goes straight back to the pool.
+    const PooledRow back(std::move(*owner));
+    delete owner;
+    Napi::Float32Array copy = Napi::Float32Array::New(env, floats);
+    std::memcpy(copy.Data(), data, floats * sizeof(float));
+    return copy;
+  }
+  return Napi::Float32Array::New(env, floats, Napi::ArrayBuffer(env, buffer), 0);
+}
+
+// The columns of one capture kind. Full rows are moved out of the slots (see below), so the processed
+// columns must be built before the raw ones.
+Napi::Object captureColumns(Napi::Env env, EventRing& events, const EventRing::Unread& unread,
+                            const CaptureConfig& capture, bool raw, bool withCutBy, RowPool* pool) {
   Napi::Object columns = Napi::Object::New(env);
   const size_t count = unread.count;
   if (capture.mode == CaptureMode::topK) {
@@ -44,16 +66,26 @@ Napi::Object captureColumns(Napi::Env env, const EventRing& events, const EventR
       columns.Set("cutBy", cutBy);
     }
   } else if (capture.mode == CaptureMode::full) {
-    // Vectors go by memcpy into a Float32Array allocated for this batch at the exact size (JavaScript
-    // owns it, so views stay valid), never as boxed numbers.
-    Napi::Float32Array destination = Napi::Float32Array::New(env, count * static_cast<size_t>(vocabSize));
-    const size_t stride = static_cast<size_t>(vocabSize);
+    // One Float32Array per event over the slot's own row, which goes to JavaScript with it: no copy, and
+    // no fresh memory per batch (row-pool.h). Views stay valid however long the caller keeps them; the
+    // row returns to the pool when the garbage collector frees the array. The processed row of a slot
+    // whose processed row is its raw one is a copy into another pooled row, so the two stay separate
+    // arrays (processed columns are built before the raw ones take the row).
+    Napi::Array rows = Napi::Array::New(env, count);
     for (size_t index = 0; index < count; index++) {
-      const EventSlot& slot = events.at(unread, index);
-      const std::vector<float>& source = raw || slot.processedFullIsRaw ? slot.rawFull : slot.processedFull;
-      std::memcpy(destination.Data() + index * stride, source.data(), stride * sizeof(float));
+      EventSlot& slot = events.at(unread, index);
+      PooledRow row;
+      if (raw) {
+        row = std::move(slot.rawFull);
+      } else if (slot.processedFullIsRaw) {
+        row = pool->take();
+        std::memcpy(row.get(), slot.rawFull.get(), pool->floats() * sizeof(float));
+      } else {
+        row = std::move(slot.processedFull);
+      }
+      rows.Set(static_cast<uint32_t>(index), rowArray(env, std::move(row), pool->floats()));
     }
-    columns.Set("full", destination);
+    columns.Set("fullRows", rows);
     Napi::Float32Array chosen = Napi::Float32Array::New(env, count);
     Napi::Float32Array logSumExp = Napi::Float32Array::New(env, count);
     for (size_t index = 0; index < count; index++) {
@@ -157,12 +189,12 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
   batch.Set("logprobs", logprobs);
   batch.Set("pieceBytes", pieces);
   batch.Set("pieceEnds", pieceEnds);
-  if (config.raw.mode != CaptureMode::off) {
-    batch.Set("raw", captureColumns(env, events, unread, config.raw, true, config.recordCutBy, state.vocabSize));
-  }
+  RowPool* pool = engine_->rowPool().get();
   if (config.processed.mode != CaptureMode::off) {
-    batch.Set("processed",
-              captureColumns(env, events, unread, config.processed, false, false, state.vocabSize));
+    batch.Set("processed", captureColumns(env, events, unread, config.processed, false, false, pool));
+  }
+  if (config.raw.mode != CaptureMode::off) {
+    batch.Set("raw", captureColumns(env, events, unread, config.raw, true, config.recordCutBy, pool));
   }
 
   bool done;
@@ -190,7 +222,7 @@ void AddonDecodeJob::completeDeferred(EventRing& events, const EventRing::Unread
     // The same pass the decode thread would have run (summarizeRow, not a separate two-pass sum), so a
     // deferred value is bit for bit the one computed in place. The row passed the decode thread's
     // finiteness check, so the sum is finite.
-    const RowSummary summary = summarizeRow(slot.rawFull.data(), state.vocabSize, deferredBlockMaxima_);
+    const RowSummary summary = summarizeRow(slot.rawFull.get(), state.vocabSize, deferredBlockMaxima_);
     slot.raw.logSumExp = summary.logSumExp;
     // Deferred only on the greedy path on untouched logits, where the processed row is the raw one.
     slot.processed.logSumExp = summary.logSumExp;

@@ -108,18 +108,19 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     // slot's first token: assign keeps the capacity).
     if (config.recordCutBy) slot.cutBy.assign(slot.raw.ids.size(), static_cast<uint8_t>(SamplerStage::none));
   } else if (config.raw.mode == CaptureMode::full) {
-    // Full vectors are allocated when a slot is first written, so the ring holds only as many as the
-    // consumer has actually left unread (the capacity is bounded against a byte budget at generate()).
-    slot.rawFull.resize(static_cast<size_t>(vocabSize_));
-    std::memcpy(slot.rawFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+    // A slot takes a row from the context's pool when it is written without one (its first event, or
+    // after a pull handed its row to JavaScript), so the ring holds only as many rows as events are
+    // unread (the capacity is bounded against a byte budget at generate()).
+    if (!slot.rawFull) slot.rawFull = rowPool_->take();
+    std::memcpy(slot.rawFull.get(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
   }
   // On the direct paths (no processing samplers) the processed row is the raw one: with both captured in
   // full, the pull copies the raw row twice instead of this thread copying it once more per token.
   // Only the two dense paths below: the sampler-chain path scatters its own processed row.
   slot.processedFullIsRaw = (greedyOnRow || (direct && job.samplers.isDenseDraw())) &&
                             config.raw.mode == CaptureMode::full && config.processed.mode == CaptureMode::full;
-  if (config.processed.mode == CaptureMode::full && !slot.processedFullIsRaw) {
-    slot.processedFull.resize(static_cast<size_t>(vocabSize_));
+  if (config.processed.mode == CaptureMode::full && !slot.processedFullIsRaw && !slot.processedFull) {
+    slot.processedFull = rowPool_->take();
   }
 
   llama_token token;
@@ -150,7 +151,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       slot.processed.logSumExp = processedLogSumExp;
     } else if (config.processed.mode == CaptureMode::full) {
       if (!slot.processedFullIsRaw) {
-        std::memcpy(slot.processedFull.data(), processed, sizeof(float) * static_cast<size_t>(vocabSize_));
+        std::memcpy(slot.processedFull.get(), processed, sizeof(float) * static_cast<size_t>(vocabSize_));
       }
       slot.processed.logSumExp = processedLogSumExp;
     }
@@ -168,7 +169,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       slot.processed.logSumExp = processedLogSumExp;
     } else if (config.processed.mode == CaptureMode::full) {
       if (!slot.processedFullIsRaw) {
-        std::memcpy(slot.processedFull.data(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
+        std::memcpy(slot.processedFull.get(), row, sizeof(float) * static_cast<size_t>(vocabSize_));
       }
       slot.processed.logSumExp = processedLogSumExp;
     }
@@ -204,7 +205,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
       topKCandidates(array, config.processed.topK, slot.processed);
       slot.processed.logSumExp = processedLogSumExp;
     } else if (config.processed.mode == CaptureMode::full) {
-      scatterCandidates(array, slot.processedFull.data(), vocabSize_);
+      scatterCandidates(array, slot.processedFull.get(), vocabSize_);
       slot.processed.logSumExp = processedLogSumExp;
     }
     job.samplers.applySelector(array);

@@ -53,6 +53,7 @@ DecodeEngine::DecodeEngine(std::shared_ptr<ModelHandle> model, llama_context* co
       microBatchSize_(static_cast<int32_t>(llama_n_ubatch(context))),
       threads_(llama_n_threads(context)),
       notify_(std::move(notify)) {
+  rowPool_ = RowPool::create(static_cast<size_t>(vocabSize_), rowPoolRetainBytes);
   sequenceTokens_.resize(static_cast<size_t>(sequenceCount_));
   sequenceUsedAt_.resize(static_cast<size_t>(sequenceCount_), 0);
   sequencePromptLength_.resize(static_cast<size_t>(sequenceCount_), 0);
@@ -121,7 +122,7 @@ DecodeEngine::Counters DecodeEngine::counters() {
   std::lock_guard<std::mutex> lock(mutex);
   return {static_cast<int32_t>(active_.size()), static_cast<int32_t>(waiting_.size()), peakLive_,
           promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_.load(std::memory_order_relaxed),
-          heldWakeUps_};
+          heldWakeUps_, rowPool_->allocatedRows(), rowPool_->keptRows()};
 }
 
 void DecodeEngine::resetPeak() {

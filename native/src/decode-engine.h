@@ -35,6 +35,12 @@ class DecodeEngine {
   // Sets the shutdown flag and joins the decode thread (also used by the process-exit handler).
   void stopThread();
   bool isDisposed() const { return disposed_; }
+  // Where full captures' rows come from and go back to (any thread).
+  const std::shared_ptr<RowPool>& rowPool() const { return rowPool_; }
+  // Returned rows a context keeps for reuse: 64 MiB, about what V8 lets JavaScript's Float32Arrays of
+  // captured rows reach between two collections (its external-memory threshold), so that a steady stream
+  // of full captures reuses rows instead of allocating them.
+  static constexpr size_t rowPoolRetainBytes = size_t{64} << 20;
 
   // The engine's own counts, for benchmarks and tests that must not trust the caller's bookkeeping.
   struct Counters {
@@ -45,6 +51,8 @@ class DecodeEngine {
     uint64_t generatedTokensDecoded;
     uint64_t decodeCalls;       // successful llama_decode calls
     uint64_t heldWakeUps;       // events a waiting reader was not woken for at once (deliveryDelayMs)
+    uint64_t capturedRowsAllocated;  // full-capture rows the pool ever allocated (row-pool.h)
+    uint64_t capturedRowsKept;       // returned rows it keeps for reuse now
   };
   Counters counters();
   // Starts a new peak measurement from the jobs live now.
@@ -121,6 +129,8 @@ class DecodeEngine {
   bool yieldAfterNotify_ = false;  // [decode thread] a first token was just delivered: see run()
   // [decode thread] the 32-entry block maxima of the row being sampled (summarizeRow), for topKDense.
   std::vector<float> rowBlockMaxima_;
+  // Full captures' rows, reused across tokens and generations (row-pool.h).
+  std::shared_ptr<RowPool> rowPool_;
   int32_t threads_;
   Notify notify_;
 

@@ -7,6 +7,7 @@
 
 #include "llama.h"
 #include "logits-capture.h"
+#include "row-pool.h"
 
 namespace tessera {
 
@@ -18,10 +19,12 @@ struct EventSlot {
   std::string piece;
   TopKCapture raw;
   TopKCapture processed;
-  std::vector<float> rawFull;
-  std::vector<float> processedFull;
-  // The processed row is the raw row (no processing samplers): a pull copies rawFull for both, and the
-  // decode thread skips a vocabulary-sized copy per token.
+  // Full captures: rows from the context's RowPool, taken when a slot is first written after a pull handed
+  // its last rows to JavaScript (null until then).
+  PooledRow rawFull;
+  PooledRow processedFull;
+  // The processed row is the raw row (no processing samplers): a pull hands out rawFull for both (the
+  // processed one as a copy), and the decode thread skips a vocabulary-sized copy per token.
   bool processedFullIsRaw = false;
   // Greedy decoding with the raw row captured in full: the row's log-sum-exp (and so both captures'
   // logSumExp and the token's logprob) is left to the pull, which computes it from rawFull on the

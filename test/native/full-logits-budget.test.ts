@@ -48,7 +48,8 @@ describe("memory of full logits capture", () => {
     for (;;) {
       const batch = await generation.pull(4);
       events += batch.count;
-      rows += (batch.raw?.full?.length ?? 0) / vocabSize;
+      rows += batch.raw?.fullRows?.length ?? 0;
+      for (const row of batch.raw?.fullRows ?? []) expect(row.length).toBe(vocabSize);
       if (batch.done) break;
     }
     const grown = process.memoryUsage().rss - before;

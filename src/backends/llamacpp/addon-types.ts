@@ -206,6 +206,10 @@ export interface NativeContextCounters {
    * 0 while every generation has a delay of 0 or steps too long to hold.
    */
   readonly heldWakeUps: number;
+  /** Vocabulary-sized rows of full captures the context's pool ever allocated (reused rows are not new). */
+  readonly capturedRowsAllocated: number;
+  /** Rows JavaScript let go (their Float32Array was collected) that the pool keeps for reuse, up to 64 MiB. */
+  readonly capturedRowsKept: number;
 }
 
 export interface NativeContext {
@@ -230,8 +234,11 @@ export interface NativeLogitsColumns {
   /** The chosen token's value and log-sum-exp per event (top-k mode). */
   readonly chosenLogits?: Float32Array;
   readonly logSumExp?: Float32Array;
-  /** Full mode: count*vocabSize values, in a Float32Array allocated for this batch. */
-  readonly full?: Float32Array;
+  /**
+   * Full mode: one vocabulary-sized Float32Array per event. Each is that event's own row, handed over
+   * without a copy from the context's pool of rows, to which it returns when the array is collected.
+   */
+  readonly fullRows?: readonly Float32Array[];
   /**
    * Raw top-k with recordCutBy: count*k stage codes aligned with `ids`, the processing stage that removed
    * each candidate; 0 when it survived (index into nativeSamplerStages).

@@ -257,8 +257,8 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
   }
 
   #pull(job: NativeDecodeJob): Promise<NativeEventBatch> {
-    // Full vectors land in a Float32Array the addon allocates per batch at the exact size, so the
-    // views handed out stay valid however long the caller keeps them.
+    // Full vectors arrive as one Float32Array per event that the caller owns (a pooled row the addon hands
+    // over), so they stay valid however long the caller keeps them.
     return job.pull(this.#config.queueCapacity);
   }
 
@@ -293,10 +293,7 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
   #logitsAt(columns: NativeLogitsColumns, index: number): TokenLogits {
     const chosenLogit = columns.chosenLogits?.[index] ?? Number.NaN;
     const logSumExp = columns.logSumExp?.[index] ?? Number.NaN;
-    if (columns.full !== undefined) {
-      const size = this.#config.vocabSize;
-      return { full: columns.full.subarray(index * size, (index + 1) * size), chosenLogit, logSumExp };
-    }
+    if (columns.fullRows !== undefined) return { full: columns.fullRows[index]!, chosenLogit, logSumExp };
     const k = columns.topK ?? 0;
     return {
       topIds: columns.ids!.subarray(index * k, (index + 1) * k),
