@@ -1,7 +1,8 @@
 // Decode speed with logits captures against none, in one process and one context: each round decodes the
 // same greedy generation with captures off, raw + processed top-20, and raw + processed full vectors (in
 // alternating order), and the per-round ratios' medians are printed. Run after `npm run build`:
-//   node benchmarks/capture-cost.mjs [--model tiny] [--rounds 15] [--tokens 256]
+//   node benchmarks/capture-cost.mjs [--model tiny] [--rounds 15] [--tokens 256] [--modes off,top-20,full]
+// --modes picks the modes that take turns (off first, always); fewer modes make more rounds per minute.
 import { parseArgs } from "node:util";
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
 import { resolveModel } from "../dist/gguf/default-model.js";
@@ -11,8 +12,19 @@ const { values } = parseArgs({
     model: { type: "string", default: "tiny" },
     rounds: { type: "string", default: "15" },
     tokens: { type: "string", default: "256" },
+    modes: { type: "string", default: "off,top-20,full" },
   },
 });
+const modes = {
+  off: {},
+  "top-20": { logits: 20, rawLogits: 20 },
+  full: { logits: "full", rawLogits: "full" },
+};
+const chosen = values.modes.split(",");
+if (chosen[0] !== "off" || chosen.length < 2 || chosen.some((mode) => !(mode in modes))) {
+  console.error(`capture-cost: --modes must be off followed by some of top-20,full (got ${values.modes})`);
+  process.exit(1);
+}
 const model = await loadLlamaModel(await resolveModel(values.model));
 const context = await model.createContext({
   contextSize: 1024,
@@ -21,15 +33,11 @@ const context = await model.createContext({
   sequences: 1,
 });
 const prompt = model.tokenize("Once upon a time there was a river stone garden letter window morning");
-const modes = {
-  off: {},
-  "top-20": { logits: 20, rawLogits: 20 },
-  full: { logits: "full", rawLogits: "full" },
-};
-const ratios = { "top-20": [], full: [] };
+const compared = chosen.slice(1);
+const ratios = Object.fromEntries(compared.map((mode) => [mode, []]));
 for (let round = 0; round < Number(values.rounds); round++) {
   const rate = {};
-  const order = round % 2 === 0 ? ["off", "top-20", "full"] : ["full", "top-20", "off"];
+  const order = round % 2 === 0 ? chosen : [...chosen].reverse();
   for (const mode of order) {
     const stream = context.generate(prompt, {
       maxTokens: Number(values.tokens),
@@ -45,12 +53,12 @@ for (let round = 0; round < Number(values.rounds); round++) {
     const result = await stream.result;
     rate[mode] = ((result.generatedTokens - 1) * 1000) / result.timings.decodeMs;
   }
-  ratios["top-20"].push(rate["top-20"] / rate.off);
-  ratios.full.push(rate.full / rate.off);
+  for (const mode of compared) ratios[mode].push(rate[mode] / rate.off);
 }
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
+const label = { "top-20": "raw + processed top-20", full: "full" };
 console.log(
-  `${values.model}, 1 thread, greedy: raw + processed top-20 ÷ off ${median(ratios["top-20"]).toFixed(3)}; full ÷ off ${median(ratios.full).toFixed(3)} (medians of ${values.rounds} rounds)`,
+  `${values.model}, 1 thread, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds)`,
 );
 context.dispose();
 await model[Symbol.asyncDispose]();

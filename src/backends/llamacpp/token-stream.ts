@@ -14,7 +14,11 @@ export interface TokenLogits {
   /** Top-k mode: the k best ids and their logits, best first (-1 / -Infinity pad when fewer survive). */
   readonly topIds?: Int32Array;
   readonly topLogits?: Float32Array;
-  /** Full mode: the whole vocabulary (processed: cut tokens are -Infinity). A view into a per-batch buffer. */
+  /**
+   * Full mode: the whole vocabulary (processed: cut tokens are -Infinity), in this event's own buffer (a row
+   * the addon hands over without a copy; the context reuses it once the array is collected). Transferring
+   * it to a worker copies it: the buffer is external memory, which V8 does not detach.
+   */
   readonly full?: Float32Array;
   /** Raw top-k with `cutBy`: per entry of topIds, the stage code that removed it (0 = survived; see nativeSamplerStages). */
   readonly cutBy?: Uint8Array;
