@@ -334,6 +334,10 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
   }
   config.deliveryDelayMicros = static_cast<int64_t>(deliveryDelayMs * 1000);
   config.queueCapacity = static_cast<uint32_t>(std::max(1.0, numberOption(options, "queueCapacity", 32)));
+  // Reading the options ran the caller's JavaScript (getters, valueOf), which may have disposed this context
+  // or its model: a job submitted to a stopped engine never settled (its pull hung), and the samplers below
+  // would be built on a freed vocabulary. Checked after the last option is read.
+  requireEngine(env);
 
   try {
     state->samplers.build(model_->vocab, sampler);
