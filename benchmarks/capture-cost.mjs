@@ -3,18 +3,23 @@
 // alternating order), and the per-round ratios' medians are printed. Run after `npm run build`:
 //   node benchmarks/capture-cost.mjs [--model tiny] [--rounds 15] [--tokens 256] [--modes off,top-20,full]
 // --modes picks the modes that take turns (off first, always); fewer modes make more rounds per minute.
-import { parseArgs } from "node:util";
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
-import { resolveModel } from "../dist/gguf/default-model.js";
+import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
 
-const { values } = parseArgs({
-  options: {
-    model: { type: "string", default: "tiny" },
-    rounds: { type: "string", default: "15" },
-    tokens: { type: "string", default: "256" },
-    modes: { type: "string", default: "off,top-20,full" },
-  },
+const values = parseBenchArguments("capture-cost", {
+  model: { type: "string", default: "tiny" },
+  rounds: { type: "string", default: "15" },
+  tokens: { type: "string", default: "256" },
+  modes: { type: "string", default: "off,top-20,full" },
 });
+for (const [flag, least] of [
+  ["rounds", 1],
+  ["tokens", 2],
+]) {
+  const value = Number(values[flag]);
+  if (!Number.isInteger(value) || value < least)
+    failArgument("capture-cost", `--${flag} must be an integer of at least ${least} (got ${values[flag]})`);
+}
 const modes = {
   off: {},
   "top-20": { logits: 20, rawLogits: 20 },
@@ -22,10 +27,9 @@ const modes = {
 };
 const chosen = values.modes.split(",");
 if (chosen[0] !== "off" || chosen.length < 2 || chosen.some((mode) => !(mode in modes))) {
-  console.error(`capture-cost: --modes must be off followed by some of top-20,full (got ${values.modes})`);
-  process.exit(1);
+  failArgument("capture-cost", `--modes must be off followed by some of top-20,full (got ${values.modes})`);
 }
-const model = await loadLlamaModel(await resolveModel(values.model));
+const model = await loadLlamaModel(await resolveBenchModel("capture-cost", values.model));
 const context = await model.createContext({
   contextSize: 1024,
   threads: 1,
