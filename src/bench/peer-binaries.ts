@@ -3,9 +3,10 @@
 // "llama-server-prebuilt" is the same llama-server's code linked against node-llama-cpp's prebuilt
 // libraries, the ones tessera loads (build/bin-prebuilt/): the like-for-like reference for `tessera serve`,
 // where the other llama-server runs llama.cpp compiled here for this CPU.
-import { existsSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { packageRoot } from "../support/package-folders.js";
+import { findPackageFolder, packageRoot } from "../support/package-folders.js";
 
 export type PeerBinaryName = "llama-bench" | "llama-server" | "llama-server-prebuilt";
 
@@ -22,21 +23,70 @@ const buildPaths: Record<PeerBinaryName, readonly string[]> = {
   "llama-server-prebuilt": ["bin-prebuilt", "llama-server"],
 };
 
-/** The binary's path, or null with nothing built. */
-export function findPeerBinary(name: PeerBinaryName): string | null {
-  const override = process.env[environmentOverrides[name]];
-  if (override) return existsSync(override) ? resolve(override) : null;
-  const cache = join(packageRoot(), ".cache", "bench-peers");
+/**
+ * The name of the bench:peers build folder for the llama.cpp that node-llama-cpp ships now, `<tag>-<key>`:
+ * the key hashes the source bundle's tag, size and modification time. It must match what
+ * scripts/llama-bundle.mjs computes (test/bench/peer-binaries.test.ts compares the two). Undefined without
+ * node-llama-cpp or its bundle.
+ */
+export function currentPeerBuildName(
+  nodeLlamaCppFolder = findPackageFolder("node-llama-cpp"),
+): string | undefined {
+  if (nodeLlamaCppFolder === undefined) return undefined;
+  const bundlePath = join(nodeLlamaCppFolder, "llama", "gitRelease.bundle");
+  const infoPath = join(nodeLlamaCppFolder, "llama", "llama.cpp.info.json");
+  if (!existsSync(bundlePath) || !existsSync(infoPath)) return undefined;
+  const { tag } = JSON.parse(readFileSync(infoPath, "utf8")) as { tag: string };
+  const bundle = statSync(bundlePath);
+  const key = createHash("sha256")
+    .update(`${tag}:${bundle.size}:${bundle.mtimeMs}`)
+    .digest("hex")
+    .slice(0, 12);
+  return `${tag}-${key}`;
+}
+
+/**
+ * The binary inside a bench:peers cache: only from the completed build for `buildName` (the llama.cpp that
+ * tessera loads), never from a build for another llama.cpp left by an earlier install, which would compare
+ * tessera with another llama.cpp. Before, the cache's folders were tried in reverse name order, so an older
+ * build whose name sorted later won. Without `buildName` (node-llama-cpp's bundle not found), the most
+ * recently completed build.
+ */
+export function findPeerBinaryIn(
+  cache: string,
+  name: PeerBinaryName,
+  buildName: string | undefined,
+): string | null {
   if (!existsSync(cache)) return null;
-  for (const build of readdirSync(cache).sort().reverse()) {
+  const completed = readdirSync(cache)
+    .filter((build) => buildName === undefined || build === buildName)
+    .filter((build) => existsSync(join(cache, build, ".complete")))
+    .map((build) => ({ build, completedAt: statSync(join(cache, build, ".complete")).mtimeMs }))
+    .sort((a, b) => b.completedAt - a.completedAt);
+  for (const { build } of completed) {
     const candidate = join(cache, build, "build", ...buildPaths[name]);
-    if (existsSync(join(cache, build, ".complete")) && existsSync(candidate)) return candidate;
+    if (existsSync(candidate)) return candidate;
   }
   return null;
 }
 
+function peerCache(): string {
+  return join(packageRoot(), ".cache", "bench-peers");
+}
+
+/** The binary's path, or null when it is not built for the llama.cpp tessera loads. */
+export function findPeerBinary(name: PeerBinaryName): string | null {
+  const override = process.env[environmentOverrides[name]];
+  if (override) return existsSync(override) ? resolve(override) : null;
+  return findPeerBinaryIn(peerCache(), name, currentPeerBuildName());
+}
+
 export function peerMissingNote(name: PeerBinaryName): string {
-  return `${name} is not built; run \`npm run bench:peers\` (builds llama.cpp from node-llama-cpp's bundle, 16-50 min on a shared 2-core machine) or set ${environmentOverrides[name]}`;
+  const stale = existsSync(peerCache()) && readdirSync(peerCache()).length > 0;
+  return (
+    `${name} is not built${stale ? " for the llama.cpp that node-llama-cpp ships now (the cache holds another build)" : ""}; ` +
+    `run \`npm run bench:peers\` (builds llama.cpp from node-llama-cpp's bundle, 16-50 min on a shared 2-core machine) or set ${environmentOverrides[name]}`
+  );
 }
 
 /**
