@@ -416,6 +416,7 @@ Napi::Value AddonContext::GetCounters(const Napi::CallbackInfo& info) {
   result.Set("heldWakeUps", static_cast<double>(counters.heldWakeUps));
   result.Set("capturedRowsAllocated", static_cast<double>(counters.capturedRowsAllocated));
   result.Set("capturedRowsKept", static_cast<double>(counters.capturedRowsKept));
+  result.Set("capturedRowsHandedOut", static_cast<double>(counters.capturedRowsHandedOut));
   return result;
 }
 

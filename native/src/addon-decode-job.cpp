@@ -11,24 +11,58 @@
 namespace tessera {
 namespace {
 
-// A Float32Array over a pooled row, which JavaScript then owns: the array's finalizer gives the row back.
-Napi::Value rowArray(Napi::Env env, PooledRow row, size_t floats) {
-  float* data = row.get();
-  auto* owner = new PooledRow(std::move(row));
+// A Float32Array JavaScript allocates, with a copy of the row (the row stays where it was).
+Napi::Float32Array copiedRow(Napi::Env env, const float* row, size_t floats) {
+  Napi::Float32Array copy = Napi::Float32Array::New(env, floats);
+  std::memcpy(copy.Data(), row, floats * sizeof(float));
+  return copy;
+}
+
+// An event's row for JavaScript. Handed over without a copy (`source` is moved into the array, whose
+// finalizer gives it back to the pool) while the pool allows another row out (RowPool::tryHandOut);
+// otherwise, or where the runtime allows no external buffers (napi_no_external_buffers_allowed: Electron's
+// V8 memory cage), a copy, and `source` stays. With `copyFirst` the row handed over is a copy of `source`
+// in another pooled row (the processed row of a slot whose processed row is its raw one).
+Napi::Value eventRow(Napi::Env env, PooledRow& source, RowPool& pool, bool copyFirst) {
+  const size_t floats = pool.floats();
+  if (!pool.tryHandOut()) return copiedRow(env, source.get(), floats);
+  auto* owner = new PooledRow();
+  try {
+    if (copyFirst) {
+      *owner = pool.take();
+      std::memcpy(owner->get(), source.get(), floats * sizeof(float));
+    } else {
+      *owner = std::move(source);
+    }
+  } catch (...) {
+    delete owner;
+    pool.returnedFromJavaScript();
+    throw;
+  }
+  float* data = owner->get();
   napi_value buffer;
   const napi_status status = napi_create_external_arraybuffer(
       env, data, floats * sizeof(float),
-      [](napi_env, void*, void* hint) { delete static_cast<PooledRow*>(hint); }, owner, &buffer);
-  if (status != napi_ok) {
-    // A runtime that allows no external buffers (napi_no_external_buffers_allowed: Electron's V8 memory
-    // cage): a copy in memory JavaScript allocates, and the row goes straight back to the pool.
-    const PooledRow back(std::move(*owner));
+      [](napi_env, void*, void* hint) {
+        auto* row = static_cast<PooledRow*>(hint);
+        row->get_deleter().pool->returnedFromJavaScript();
+        delete row;
+      },
+      owner, &buffer);
+  if (status == napi_ok) return Napi::Float32Array::New(env, floats, Napi::ArrayBuffer(env, buffer), 0);
+  if (status == napi_no_external_buffers_allowed || status == napi_pending_exception) {
+    // Refused before anything was created (a runtime without external buffers, or an exception already
+    // pending: a Worker being terminated), so nothing else will free `owner`: the row goes back where it
+    // came from, and the copy below (which throws if an exception is pending).
+    if (!copyFirst) source = std::move(*owner);
     delete owner;
-    Napi::Float32Array copy = Napi::Float32Array::New(env, floats);
-    std::memcpy(copy.Data(), data, floats * sizeof(float));
-    return copy;
+    pool.returnedFromJavaScript();
+    return copiedRow(env, source.get(), floats);
   }
-  return Napi::Float32Array::New(env, floats, Napi::ArrayBuffer(env, buffer), 0);
+  // Any other failure may come after Node registered the finalizer, which would then free `owner`
+  // itself: leave it to that rather than risk freeing it twice. The slot lost its row; the pull fails.
+  throwCoded(env, "ERR_NATIVE_EXCEPTION",
+             "Node could not create an array for a captured logits row (napi status " + std::to_string(status) + ")");
 }
 
 // The columns of one capture kind. Full rows are moved out of the slots (see below), so the processed
@@ -67,23 +101,17 @@ Napi::Object captureColumns(Napi::Env env, EventRing& events, const EventRing::U
     }
   } else if (capture.mode == CaptureMode::full) {
     // One Float32Array per event over the slot's own row, which goes to JavaScript with it: no copy, and
-    // no fresh memory per batch (row-pool.h). Views stay valid however long the caller keeps them; the
-    // row returns to the pool when the garbage collector frees the array. The processed row of a slot
-    // whose processed row is its raw one is a copy into another pooled row, so the two stay separate
-    // arrays (processed columns are built before the raw ones take the row).
+    // no fresh memory per batch (row-pool.h, eventRow). Views stay valid however long the caller keeps
+    // them; the row returns to the pool when the garbage collector frees the array. The processed row of a
+    // slot whose processed row is its raw one is a copy, so the two stay separate arrays (processed
+    // columns are built before the raw ones take the row).
     Napi::Array rows = Napi::Array::New(env, count);
     for (size_t index = 0; index < count; index++) {
       EventSlot& slot = events.at(unread, index);
-      PooledRow row;
-      if (raw) {
-        row = std::move(slot.rawFull);
-      } else if (slot.processedFullIsRaw) {
-        row = pool->take();
-        std::memcpy(row.get(), slot.rawFull.get(), pool->floats() * sizeof(float));
-      } else {
-        row = std::move(slot.processedFull);
-      }
-      rows.Set(static_cast<uint32_t>(index), rowArray(env, std::move(row), pool->floats()));
+      Napi::Value row = raw                       ? eventRow(env, slot.rawFull, *pool, false)
+                        : slot.processedFullIsRaw ? eventRow(env, slot.rawFull, *pool, true)
+                                                  : eventRow(env, slot.processedFull, *pool, false);
+      rows.Set(static_cast<uint32_t>(index), row);
     }
     columns.Set("fullRows", rows);
     Napi::Float32Array chosen = Napi::Float32Array::New(env, count);
@@ -161,40 +189,63 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
   testhooks::pause(testhooks::Point::takeBatchGap);
 
   // These slots are not written by the decode thread until we hand them back below.
-  completeDeferred(events, unread);
-  Napi::Int32Array tokens = Napi::Int32Array::New(env, count);
-  Napi::Float32Array logprobs = Napi::Float32Array::New(env, count);
-  Napi::Uint32Array pieceEnds = Napi::Uint32Array::New(env, count);
-  size_t pieceBytes = 0;
-  for (size_t index = 0; index < count; index++) {
-    const EventSlot& slot = events.at(unread, index);
-    tokens[index] = slot.token;
-    logprobs[index] = slot.logprob;
-    pieceBytes += slot.piece.size();
-    pieceEnds[index] = static_cast<uint32_t>(pieceBytes);
-  }
-  Napi::Uint8Array pieces = Napi::Uint8Array::New(env, pieceBytes);
-  size_t offset = 0;
-  for (size_t index = 0; index < count; index++) {
-    const std::string& piece = events.at(unread, index).piece;
-    // An empty Uint8Array has no backing store (Data() is null): memcpy must not even see it.
-    if (piece.empty()) continue;
-    std::memcpy(pieces.Data() + offset, piece.data(), piece.size());
-    offset += piece.size();
-  }
+  Napi::Object batch;
+  try {
+    completeDeferred(events, unread);
+    Napi::Int32Array tokens = Napi::Int32Array::New(env, count);
+    Napi::Float32Array logprobs = Napi::Float32Array::New(env, count);
+    Napi::Uint32Array pieceEnds = Napi::Uint32Array::New(env, count);
+    size_t pieceBytes = 0;
+    for (size_t index = 0; index < count; index++) {
+      const EventSlot& slot = events.at(unread, index);
+      tokens[index] = slot.token;
+      logprobs[index] = slot.logprob;
+      pieceBytes += slot.piece.size();
+      pieceEnds[index] = static_cast<uint32_t>(pieceBytes);
+    }
+    Napi::Uint8Array pieces = Napi::Uint8Array::New(env, pieceBytes);
+    size_t offset = 0;
+    for (size_t index = 0; index < count; index++) {
+      const std::string& piece = events.at(unread, index).piece;
+      // An empty Uint8Array has no backing store (Data() is null): memcpy must not even see it.
+      if (piece.empty()) continue;
+      std::memcpy(pieces.Data() + offset, piece.data(), piece.size());
+      offset += piece.size();
+    }
 
-  Napi::Object batch = Napi::Object::New(env);
-  batch.Set("count", Napi::Number::New(env, static_cast<double>(count)));
-  batch.Set("tokens", tokens);
-  batch.Set("logprobs", logprobs);
-  batch.Set("pieceBytes", pieces);
-  batch.Set("pieceEnds", pieceEnds);
-  RowPool* pool = engine_->rowPool().get();
-  if (config.processed.mode != CaptureMode::off) {
-    batch.Set("processed", captureColumns(env, events, unread, config.processed, false, false, pool));
-  }
-  if (config.raw.mode != CaptureMode::off) {
-    batch.Set("raw", captureColumns(env, events, unread, config.raw, true, config.recordCutBy, pool));
+    batch = Napi::Object::New(env);
+    batch.Set("count", Napi::Number::New(env, static_cast<double>(count)));
+    batch.Set("tokens", tokens);
+    batch.Set("logprobs", logprobs);
+    batch.Set("pieceBytes", pieces);
+    batch.Set("pieceEnds", pieceEnds);
+    RowPool* pool = engine_->rowPool().get();
+    if (config.processed.mode != CaptureMode::off) {
+      batch.Set("processed", captureColumns(env, events, unread, config.processed, false, false, pool));
+    }
+    if (config.raw.mode != CaptureMode::off) {
+      batch.Set("raw", captureColumns(env, events, unread, config.raw, true, config.recordCutBy, pool));
+    }
+    if (count > 0 && testhooks::fire(testhooks::Point::throwInTakeBatch)) throw std::bad_alloc();
+  } catch (...) {
+    // Part of the batch may be in JavaScript's arrays already (full rows move out of their slots), so its
+    // events cannot be read again: they are dropped, the generation is stopped, and the pull fails with a
+    // typed error. Later pulls see what the decode thread pushed before the stop, and the end. Rethrown
+    // otherwise, an exception escaped the callback (std::terminate) or left a pending pull never settled.
+    failedPull(count);
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throwCoded(env, "ERR_OUT_OF_MEMORY",
+                 "out of memory while handing " + std::to_string(count) + (count == 1 ? " event" : " events") +
+                     " to JavaScript; the generation was stopped and the batch is lost. Capture fewer "
+                     "logits (a top k instead of full rows), lower queueCapacity, or free memory");
+    } catch (const Napi::Error&) {
+      throw;
+    } catch (const std::exception& error) {
+      throwCoded(env, "ERR_NATIVE_EXCEPTION",
+                 std::string("handing events to JavaScript failed: ") + error.what() + "; the generation was stopped");
+    }
   }
 
   bool done;
@@ -212,6 +263,17 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
   if (parked && count > 0) engine_->wake();
   batch.Set("done", Napi::Boolean::New(env, done));
   return batch;
+}
+
+void AddonDecodeJob::failedPull(size_t count) {
+  bool parked;
+  {
+    std::lock_guard<std::mutex> lock(engine_->mutex);
+    parked = state_->events.isFullLocked() && !state_->finished;
+    state_->events.consumeLocked(count);
+  }
+  if (!engine_->isDisposed()) engine_->requestAbort(*state_);
+  if (parked && count > 0) engine_->wake();
 }
 
 void AddonDecodeJob::completeDeferred(EventRing& events, const EventRing::Unread& unread) {
@@ -245,7 +307,12 @@ Napi::Value AddonDecodeJob::Pull(const Napi::CallbackInfo& info) {
     if (!ready) state.pullWaiting = true;
   }
   if (ready) {
-    deferred.Resolve(takeBatch(env, maxEvents));
+    // A failed batch rejects the promise, as on the path that waits: pull never throws for it.
+    try {
+      deferred.Resolve(takeBatch(env, maxEvents));
+    } catch (const Napi::Error& error) {
+      deferred.Reject(error.Value());
+    }
     return deferred.Promise();
   }
   pending_ = std::make_unique<Napi::Promise::Deferred>(deferred);

@@ -115,6 +115,9 @@ std::vector<std::shared_ptr<DecodeJob>> DecodeEngine::dispose() {
   llama_free(context_);
   context_ = nullptr;
   disposed_ = true;
+  // The engine itself lives on while a handle (the context's, a finished stream's job) refers to it:
+  // the rows its pool keeps for reuse are freed now, not with the last handle.
+  rowPool_->close();
   return toNotify;
 }
 
@@ -122,7 +125,7 @@ DecodeEngine::Counters DecodeEngine::counters() {
   std::lock_guard<std::mutex> lock(mutex);
   return {static_cast<int32_t>(active_.size()), static_cast<int32_t>(waiting_.size()), peakLive_,
           promptTokensDecoded_, generatedTokensDecoded_, decodeCalls_.load(std::memory_order_relaxed),
-          heldWakeUps_, rowPool_->allocatedRows(), rowPool_->keptRows()};
+          heldWakeUps_, rowPool_->allocatedRows(), rowPool_->keptRows(), rowPool_->handedOutRows()};
 }
 
 void DecodeEngine::resetPeak() {

@@ -53,6 +53,7 @@ class DecodeEngine {
     uint64_t heldWakeUps;       // events a waiting reader was not woken for at once (deliveryDelayMs)
     uint64_t capturedRowsAllocated;  // full-capture rows the pool ever allocated (row-pool.h)
     uint64_t capturedRowsKept;       // returned rows it keeps for reuse now
+    uint64_t capturedRowsHandedOut;  // rows JavaScript holds now (their arrays not yet collected)
   };
   Counters counters();
   // Starts a new peak measurement from the jobs live now.

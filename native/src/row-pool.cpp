@@ -49,10 +49,37 @@ uint64_t RowPool::allocatedRows() {
   return allocated_;
 }
 
+bool RowPool::tryHandOut() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (handedOut_ >= std::max<size_t>(retainRows_, 1)) return false;
+  handedOut_++;
+  return true;
+}
+
+void RowPool::returnedFromJavaScript() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (handedOut_ > 0) handedOut_--;
+}
+
+size_t RowPool::handedOutRows() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return handedOut_;
+}
+
+void RowPool::close() {
+  std::vector<float*> rows;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    rows.swap(kept_);
+  }
+  for (float* row : rows) delete[] row;
+}
+
 void RowPool::give(float* row) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (kept_.size() < retainRows_) {
+    if (!closed_ && kept_.size() < retainRows_) {
       // push_back may throw (no memory for the list itself): then the row is freed below instead.
       try {
         kept_.push_back(row);

@@ -44,6 +44,17 @@ class RowPool : public std::enable_shared_from_this<RowPool> {
   size_t keptRows();
   uint64_t allocatedRows();
 
+  // Rows handed to JavaScript come back only when Node runs their arrays' finalizers, on a later turn of
+  // the event loop: a reader that never yields to it (every pull already resolved) would hold any number.
+  // So at most as many rows as the pool keeps may be out at once; beyond that a pull copies into memory
+  // JavaScript allocates (and the garbage collector frees by itself). tryHandOut reserves one (false: copy);
+  // returnedFromJavaScript ends a reservation, from the array's finalizer or after a failed hand-out.
+  bool tryHandOut();
+  void returnedFromJavaScript();
+  size_t handedOutRows();
+  // The context was disposed: kept rows are freed now, and rows given back later are freed, not kept.
+  void close();
+
  private:
   RowPool(size_t floats, size_t retainRows) : floats_(floats), retainRows_(retainRows) {}
   friend struct PooledRowDeleter;
@@ -54,5 +65,7 @@ class RowPool : public std::enable_shared_from_this<RowPool> {
   std::mutex mutex_;
   std::vector<float*> kept_;  // [mutex_] most recently returned last: taken first, likeliest in cache
   uint64_t allocated_ = 0;    // [mutex_]
+  size_t handedOut_ = 0;      // [mutex_] rows whose array JavaScript has not yet let go
+  bool closed_ = false;       // [mutex_]
 };
 }  // namespace tessera

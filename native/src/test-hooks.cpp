@@ -13,7 +13,7 @@ namespace {
 std::atomic<int64_t> values[static_cast<int>(Point::count)];
 
 const char* const names[] = {"takeBatchGap", "createContextBeforeInit", "throwInSample", "throwInSampleKind",
-                             "throwInDecode", "afterStep"};
+                             "throwInDecode", "afterStep", "throwInTakeBatch"};
 static_assert(sizeof(names) / sizeof(names[0]) == static_cast<size_t>(Point::count), "a name per hook point");
 }  // namespace
 

@@ -15,6 +15,7 @@ enum class Point : int {
   throwInSampleKind,
   throwInDecode,            // throw from llama_decode's call site at the Nth decode (1 = next)
   afterStep,                // µs to sleep after a decode step, before its notifications are sent
+  throwInTakeBatch,         // throw std::bad_alloc from the Nth pull that takes events (1 = next), after its rows moved
   count,
 };
 

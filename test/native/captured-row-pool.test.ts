@@ -99,7 +99,7 @@ describe("the pool of full-capture rows", () => {
     await collect();
   });
 
-  it("keeps at most 64 MiB of returned rows", async () => {
+  it("keeps at most 64 MiB of returned rows, and hands out no more", async () => {
     const rowBytes = model.vocabSize * 4;
     const limit = Math.floor((64 * 1024 ** 2) / rowBytes);
     // All held at once, so none can come back before the end: more rows than the pool may keep.
@@ -107,9 +107,37 @@ describe("the pool of full-capture rows", () => {
     for await (const event of context.generate(prompt, fullGreedy(limit + 64, { queueCapacity: 16 })))
       held.push(event.rawLogits!.full!);
     expect(held).toHaveLength(limit + 64);
-    expect(context.counters.capturedRowsAllocated).toBeGreaterThanOrEqual(limit + 64);
+    // As many pooled rows as the pool may keep are out at once; the 64 past them came as copies.
+    expect(context.counters.capturedRowsHandedOut).toBe(limit);
+    expect(context.counters.capturedRowsAllocated).toBeGreaterThanOrEqual(limit);
     held.length = 0;
     await collect();
+    expect(context.counters.capturedRowsHandedOut).toBe(0);
     expect(context.counters.capturedRowsKept).toBe(limit);
+  });
+
+  it("copies rows instead of growing the pool for a reader that never yields to the event loop", async () => {
+    const limit = Math.floor((64 * 1024 ** 2) / (model.vocabSize * 4));
+    await collect();
+    const start = context.counters.capturedRowsAllocated;
+    const tokens = limit + 200;
+    let count = 0;
+    let mostHandedOut = 0;
+    // Slower than decoding, so every pull finds events waiting and resolves at once: the loop only ever
+    // runs microtasks, and Node never gets the turn in which it gives collected rows back. Before, every
+    // token then took a new row (RSS grew by a row per token for as long as the generation ran).
+    for await (const event of context.generate(prompt, fullGreedy(tokens))) {
+      if (event.rawLogits?.full?.length !== model.vocabSize) throw new Error("an event came without its row");
+      const until = performance.now() + 1;
+      while (performance.now() < until) {
+        // a reader's per-token work
+      }
+      mostHandedOut = Math.max(mostHandedOut, context.counters.capturedRowsHandedOut);
+      count++;
+    }
+    expect(count).toBe(tokens);
+    expect(mostHandedOut).toBeLessThanOrEqual(limit);
+    // At most the hand-out limit and the ring's own rows are ever allocated.
+    expect(context.counters.capturedRowsAllocated - start).toBeLessThanOrEqual(limit + 16);
   });
 });

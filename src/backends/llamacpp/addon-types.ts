@@ -210,6 +210,12 @@ export interface NativeContextCounters {
   readonly capturedRowsAllocated: number;
   /** Rows JavaScript let go (their Float32Array was collected) that the pool keeps for reuse, up to 64 MiB. */
   readonly capturedRowsKept: number;
+  /**
+   * Pooled rows JavaScript holds now (handed over, their arrays not yet collected), at most 64 MiB: past
+   * that a pull copies rows into ordinary Float32Arrays, so a reader that never yields to the event loop
+   * (where Node returns collected rows) cannot make the pool grow.
+   */
+  readonly capturedRowsHandedOut: number;
 }
 
 export interface NativeContext {
@@ -316,7 +322,8 @@ export type NativeTestHookName =
   | "throwInSample"
   | "throwInSampleKind"
   | "throwInDecode"
-  | "afterStep";
+  | "afterStep"
+  | "throwInTakeBatch";
 
 /** Present only on the test build (`node scripts/build-native.mjs --test-hooks`). */
 export interface NativeTestHooks {

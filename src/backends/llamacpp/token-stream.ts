@@ -16,8 +16,9 @@ export interface TokenLogits {
   readonly topLogits?: Float32Array;
   /**
    * Full mode: the whole vocabulary (processed: cut tokens are -Infinity), in this event's own buffer (a row
-   * the addon hands over without a copy; the context reuses it once the array is collected). Transferring
-   * it to a worker copies it: the buffer is external memory, which V8 does not detach.
+   * the addon hands over without a copy; the context reuses it once the array is collected). The buffer is
+   * external memory, which cannot be transferred: post it to a worker without a transfer list (a copy);
+   * Node 21 and later throw DataCloneError when a transfer list names it.
    */
   readonly full?: Float32Array;
   /** Raw top-k with `cutBy`: per entry of topIds, the stage code that removed it (0 = survived; see nativeSamplerStages). */
@@ -220,13 +221,18 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
 
   async #stopUnread(): Promise<void> {
     const job = this.#job;
+    let failure: NativeDecodeError | undefined;
     if (job !== undefined) {
       job.abort();
-      while (!(await this.#pull(job)).done) {
-        // discard
+      try {
+        while (!(await this.#pull(job)).done) {
+          // discard
+        }
+      } catch (error) {
+        failure = this.#pullError(error);
       }
     }
-    this.#end(job, undefined);
+    this.#end(job, failure);
   }
 
   async *#batches(): AsyncGenerator<TokenBatch, void, undefined> {
@@ -237,27 +243,44 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
     }
     this.#claimed = true;
     const job = this.#job;
+    // A pull that failed (out of memory while handing a batch over): the native job dropped that batch and
+    // stopped, and the stream ends with this error, in its result too.
+    let pullFailure: NativeDecodeError | undefined;
     try {
       if (job === undefined) throw this.#abortError();
       while (true) {
-        const batch = await this.#pull(job);
+        const batch = await this.#pull(job).catch((error: unknown) => {
+          pullFailure = this.#pullError(error);
+          throw pullFailure;
+        });
         if (batch.count > 0) yield this.#convert(batch);
         if (batch.done) break;
       }
       this.#finish(job);
     } finally {
       if (!this.#ended) {
-        // Left early (break, return, an exception in the loop body): stop native work and wait for the
-        // decode thread to confirm, so the sequence is free when this returns.
+        // Left early (break, return, an exception in the loop body or a failed pull): stop native work and
+        // wait for the decode thread to confirm, so the sequence is free when this returns.
         if (job !== undefined) {
           job.abort();
-          while (!(await this.#pull(job)).done) {
-            // discard
+          try {
+            while (!(await this.#pull(job)).done) {
+              // discard
+            }
+          } catch {
+            // A second failed pull: the job was stopped by the first; nothing more to wait for.
           }
         }
-        this.#end(job, undefined);
+        this.#end(job, pullFailure);
       }
     }
+  }
+
+  /** A failed pull's error as the stream reports it: typed, with the text generated before it. */
+  #pullError(error: unknown): NativeDecodeError {
+    const code = (error as { code?: unknown } | null)?.code;
+    const message = error instanceof Error ? error.message : String(error);
+    return new NativeDecodeError(typeof code === "string" ? code : "ERR_NATIVE_EXCEPTION", message, this.#text);
   }
 
   #pull(job: NativeDecodeJob): Promise<NativeEventBatch> {

@@ -1,0 +1,82 @@
+// A pull that fails while it hands a batch to JavaScript (std::bad_alloc, injected by the test build after
+// the batch's full rows left their slots): the events of that batch cannot be read again, so the pull
+// fails with ERR_OUT_OF_MEMORY, the generation stops, and the stream ends with a typed error that keeps
+// the text before it. Before, the exception escaped the N-API callback (std::terminate, the process gone)
+// or was swallowed with the pull's promise never settled.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
+import { NativeDecodeError } from "../../src/backends/llamacpp/errors/native-decode-error.js";
+import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
+import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { useHooksAddon } from "./hooks-addon.js";
+import { createRawContext, loadRawTinyModel, loadTinyModel } from "./tiny-model.js";
+
+describe("a pull that fails while handing a batch over", () => {
+  let hooks: NativeTestHooks;
+  let model: LlamaModel;
+  let context: LlamaContext;
+  let prompt: Int32Array;
+  const options = {
+    temperature: 0,
+    maxTokens: 24,
+    ignoreEos: true,
+    reusePrefix: false,
+    rawLogits: "full",
+    logits: "full",
+    queueCapacity: 4,
+  } as const;
+  beforeAll(async () => {
+    hooks = useHooksAddon();
+    model = await loadTinyModel();
+    context = await model.createContext({ contextSize: 256, batchSize: 64, sequences: 1, threads: 1 });
+    prompt = model.tokenize("Once upon a time");
+  });
+  afterAll(() => model.dispose());
+
+  it("ends the stream with ERR_OUT_OF_MEMORY and the text before, and the context goes on", async () => {
+    const reference = await context.generate(prompt, options).collect();
+    hooks.set("throwInTakeBatch", 2);
+    const stream = context.generate(prompt, options);
+    let read = "";
+    const error = await (async () => {
+      for await (const event of stream) read += event.text;
+    })().catch((caught: unknown) => caught);
+    expect(NativeDecodeError.isInstance(error)).toBe(true);
+    const failure = error as NativeDecodeError;
+    expect(failure.code).toBe("ERR_OUT_OF_MEMORY");
+    expect(failure.message).toContain("Capture fewer logits");
+    expect(failure.partialText).toBe(read);
+    expect(read.length).toBeGreaterThan(0);
+    expect(reference.text.startsWith(read)).toBe(true);
+    await expect(stream.result).rejects.toBe(error);
+    expect((await context.generate(prompt, options).collect()).text).toBe(reference.text);
+  });
+
+  it("raw addon: the failed pull rejects, and the next pulls reach the end", async () => {
+    const raw = await loadRawTinyModel();
+    const rawContext = await createRawContext(raw);
+    const job = rawContext.generate({
+      tokens: raw.tokenize("Once upon a time", true, false),
+      greedy: true,
+      seed: 0,
+      maxTokens: 24,
+      ignoreEos: true,
+      promptLogprobs: false,
+      reusePrefix: false,
+      queueCapacity: 4,
+      rawFull: true,
+    });
+    const first = await job.pull(2);
+    expect(first.count).toBeGreaterThan(0);
+    hooks.set("throwInTakeBatch", 1);
+    // Wait until events are there, so the hooked pull takes some (it fires only on a pull that takes events).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(job.pull(4)).rejects.toMatchObject({ code: "ERR_OUT_OF_MEMORY" });
+    let done = false;
+    for (let pulls = 0; pulls < 100 && !done; pulls++) done = (await job.pull(4)).done;
+    expect(done).toBe(true);
+    expect(job.getStats().finishReason).toBe("abort");
+    rawContext.dispose();
+    raw.dispose();
+  });
+});
