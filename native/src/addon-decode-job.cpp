@@ -11,6 +11,18 @@
 namespace tessera {
 namespace {
 
+// An error with a code built from fixed strings only (no C++ heap allocation), for paths where memory is
+// short or the cause is unknown.
+Napi::Value fixedError(Napi::Env env, const char* code, const char* message) {
+  Napi::Error error = Napi::Error::New(env, message);
+  error.Set("code", Napi::String::New(env, code));
+  return error.Value();
+}
+
+[[noreturn]] void throwFixed(Napi::Env env, const char* code, const char* message) {
+  throw Napi::Error(env, fixedError(env, code, message));
+}
+
 // A Float32Array JavaScript allocates, with a copy of the row (the row stays where it was).
 Napi::Float32Array copiedRow(Napi::Env env, const float* row, size_t floats) {
   Napi::Float32Array copy = Napi::Float32Array::New(env, floats);
@@ -232,19 +244,31 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
     // events cannot be read again: they are dropped, the generation is stopped, and the pull fails with a
     // typed error. Later pulls see what the decode thread pushed before the stop, and the end. Rethrown
     // otherwise, an exception escaped the callback (std::terminate) or left a pending pull never settled.
-    failedPull(count);
+    const char* code = "ERR_NATIVE_EXCEPTION";
     try {
       throw;
     } catch (const std::bad_alloc&) {
-      throwCoded(env, "ERR_OUT_OF_MEMORY",
-                 "out of memory while handing " + std::to_string(count) + (count == 1 ? " event" : " events") +
-                     " to JavaScript; the generation was stopped and the batch is lost. Capture fewer "
-                     "logits (a top k instead of full rows), lower queueCapacity, or free memory");
-    } catch (const Napi::Error&) {
-      throw;
-    } catch (const std::exception& error) {
-      throwCoded(env, "ERR_NATIVE_EXCEPTION",
-                 std::string("handing events to JavaScript failed: ") + error.what() + "; the generation was stopped");
+      code = "ERR_OUT_OF_MEMORY";
+    } catch (...) {
+    }
+    failedPull(count, code);
+    try {
+      try {
+        throw;
+      } catch (const Napi::Error&) {
+        throw;
+      } catch (const std::bad_alloc&) {
+        throwCoded(env, code,
+                   "out of memory while handing " + std::to_string(count) + (count == 1 ? " event" : " events") +
+                       " to JavaScript; the generation was stopped and the batch is lost. Capture fewer "
+                       "logits (a top k instead of full rows), lower queueCapacity, or free memory");
+      } catch (const std::exception& error) {
+        throwCoded(env, code,
+                   std::string("handing events to JavaScript failed: ") + error.what() + "; the generation was stopped");
+      }
+    } catch (const std::bad_alloc&) {
+      // Memory was still short for the message itself: the same error with a fixed one (no C++ heap).
+      throwFixed(env, code, "out of memory while handing events to JavaScript; the generation was stopped");
     }
   }
 
@@ -265,7 +289,8 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
   return batch;
 }
 
-void AddonDecodeJob::failedPull(size_t count) {
+void AddonDecodeJob::failedPull(size_t count, const char* code) {
+  state_->droppedByPull = code;
   bool parked;
   {
     std::lock_guard<std::mutex> lock(engine_->mutex);
@@ -312,6 +337,9 @@ Napi::Value AddonDecodeJob::Pull(const Napi::CallbackInfo& info) {
       deferred.Resolve(takeBatch(env, maxEvents));
     } catch (const Napi::Error& error) {
       deferred.Reject(error.Value());
+    } catch (...) {
+      // Nothing else should leave takeBatch; if it does, reject rather than reach std::terminate.
+      deferred.Reject(fixedError(env, "ERR_NATIVE_EXCEPTION", "a pull failed; the generation was stopped"));
     }
     return deferred.Promise();
   }
@@ -341,6 +369,9 @@ void AddonDecodeJob::resolvePending(Napi::Env env) {
     deferred->Resolve(takeBatch(env, pendingMaxEvents_));
   } catch (const Napi::Error& error) {
     deferred->Reject(error.Value());
+  } catch (...) {
+    // The promise was already taken from pending_: it must settle here, or never.
+    deferred->Reject(fixedError(env, "ERR_NATIVE_EXCEPTION", "a pull failed; the generation was stopped"));
   }
 }
 
@@ -362,8 +393,15 @@ Napi::Value AddonDecodeJob::GetStats(const Napi::CallbackInfo& info) {
   stats.Set("finished", state.finished);
   const char* reason = finishReasonName(state.finishReason);
   stats.Set("finishReason", reason == nullptr ? env.Null() : Napi::String::New(env, reason));
-  stats.Set("errorCode", state.errorCode.empty() ? env.Null() : Napi::String::New(env, state.errorCode));
-  stats.Set("errorMessage", state.errorMessage.empty() ? env.Null() : Napi::String::New(env, state.errorMessage));
+  if (state.errorCode.empty() && state.droppedByPull != nullptr) {
+    stats.Set("errorCode", state.droppedByPull);
+    stats.Set("errorMessage", "a pull failed while handing a batch of events to JavaScript; that batch was dropped "
+                              "and the generation stopped");
+  } else {
+    stats.Set("errorCode", state.errorCode.empty() ? env.Null() : Napi::String::New(env, state.errorCode));
+    stats.Set("errorMessage",
+              state.errorMessage.empty() ? env.Null() : Napi::String::New(env, state.errorMessage));
+  }
   stats.Set("sequence", state.sequence);
   if (state.finished) {
     // Decode-thread fields are stable once finished (written before the locked finish).

@@ -64,6 +64,9 @@ struct DecodeJob {
   FinishReason finishReason = FinishReason::none;
   std::string errorCode;
   std::string errorMessage;
+  // [JavaScript thread] Set when a pull failed and dropped a batch (AddonDecodeJob::failedPull): stats report
+  // it as the error when the generation's own end had none, so a raw reader learns events are missing.
+  const char* droppedByPull = nullptr;
   bool pullWaiting = false;
   bool notifyHeld = false;       // a pull is waiting and events are ready, but its wake-up is deferred
   Clock::time_point heldSince{};  // when the deferral began

@@ -3,7 +3,7 @@
 // fails with ERR_OUT_OF_MEMORY, the generation stops, and the stream ends with a typed error that keeps
 // the text before it. Before, the exception escaped the N-API callback (std::terminate, the process gone)
 // or was swallowed with the pull's promise never settled.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { NativeTestHooks } from "../../src/backends/llamacpp/addon-types.js";
 import { NativeDecodeError } from "../../src/backends/llamacpp/errors/native-decode-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
@@ -32,6 +32,8 @@ describe("a pull that fails while handing a batch over", () => {
     prompt = model.tokenize("Once upon a time");
   });
   afterAll(() => model.dispose());
+  // A hook that did not fire (no pull took events) must not fail a later test's pull.
+  afterEach(() => hooks.set("throwInTakeBatch", 0));
 
   it("ends the stream with ERR_OUT_OF_MEMORY and the text before, and the context goes on", async () => {
     const reference = await context.generate(prompt, options).collect();
@@ -76,7 +78,51 @@ describe("a pull that fails while handing a batch over", () => {
     for (let pulls = 0; pulls < 100 && !done; pulls++) done = (await job.pull(4)).done;
     expect(done).toBe(true);
     expect(job.getStats().finishReason).toBe("abort");
+    expect(job.getStats().errorCode).toBe("ERR_OUT_OF_MEMORY");
     rawContext.dispose();
     raw.dispose();
+  });
+
+  it("raw addon: a dropped last batch shows in the stats of a generation that had finished", async () => {
+    const raw = await loadRawTinyModel();
+    const rawContext = await createRawContext(raw);
+    const job = rawContext.generate({
+      tokens: raw.tokenize("Once upon a time", true, false),
+      greedy: true,
+      seed: 0,
+      maxTokens: 3,
+      ignoreEos: true,
+      promptLogprobs: false,
+      reusePrefix: false,
+      queueCapacity: 8,
+      rawFull: true,
+    });
+    for (let waited = 0; waited < 100 && !job.getStats().finished; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    hooks.set("throwInTakeBatch", 1);
+    await expect(job.pull(8)).rejects.toMatchObject({ code: "ERR_OUT_OF_MEMORY" });
+    expect((await job.pull(8)).done).toBe(true);
+    // The generation ended by its length, but its events never arrived: the stats say so.
+    expect(job.getStats()).toMatchObject({ finishReason: "length", errorCode: "ERR_OUT_OF_MEMORY" });
+    rawContext.dispose();
+    raw.dispose();
+  });
+
+  it("a failure while a stream is drained after its reader left still waits for the end", async () => {
+    const stream = context.generate(prompt, { ...options, maxTokens: 48 });
+    let read = 0;
+    for await (const _ of stream) {
+      if (++read === 2) {
+        // The next pull is the drain's.
+        hooks.set("throwInTakeBatch", 1);
+        break;
+      }
+    }
+    const result = await stream.result;
+    expect(result.finishReason).toBe("abort");
+    // Stats of a job that had finished, not of one still running (generatedTokens 0, timings null).
+    expect(result.generatedTokens).toBeGreaterThanOrEqual(2);
+    expect(result.timings.decodeMs).not.toBeNull();
+    expect(context.counters.liveSequences).toBe(0);
   });
 });

@@ -16,9 +16,10 @@ export interface TokenLogits {
   readonly topLogits?: Float32Array;
   /**
    * Full mode: the whole vocabulary (processed: cut tokens are -Infinity), in this event's own buffer (a row
-   * the addon hands over without a copy; the context reuses it once the array is collected). The buffer is
-   * external memory, which cannot be transferred: post it to a worker without a transfer list (a copy);
-   * Node 21 and later throw DataCloneError when a transfer list names it.
+   * the addon hands over without a copy; the context reuses it once the array is collected, and past 64 MiB
+   * of such rows held, an ordinary copy). A pooled row's buffer is external memory, which cannot be
+   * transferred: post rows to a worker without a transfer list (a copy); Node 21 and later throw
+   * DataCloneError when a transfer list names one.
    */
   readonly full?: Float32Array;
   /** Raw top-k with `cutBy`: per entry of topIds, the stage code that removed it (0 = survived; see nativeSamplerStages). */
@@ -221,18 +222,27 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
 
   async #stopUnread(): Promise<void> {
     const job = this.#job;
-    let failure: NativeDecodeError | undefined;
     if (job !== undefined) {
       job.abort();
+      await this.#drain(job);
+    }
+    this.#end(job, undefined);
+  }
+
+  /**
+   * Pulls an aborted job to its end, discarding what it reads, so its sequence is free and its stats final
+   * when the stream ends. A failed pull here only drops events nobody will read (the reader left, or an
+   * earlier failure ends the stream), and the pulls after it still reach the end: draining goes on, a
+   * bounded number of times.
+   */
+  async #drain(job: NativeDecodeJob): Promise<void> {
+    for (let failures = 0; failures < 64; ) {
       try {
-        while (!(await this.#pull(job)).done) {
-          // discard
-        }
-      } catch (error) {
-        failure = this.#pullError(error);
+        if ((await this.#pull(job)).done) return;
+      } catch {
+        failures++;
       }
     }
-    this.#end(job, failure);
   }
 
   async *#batches(): AsyncGenerator<TokenBatch, void, undefined> {
@@ -263,13 +273,7 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
         // wait for the decode thread to confirm, so the sequence is free when this returns.
         if (job !== undefined) {
           job.abort();
-          try {
-            while (!(await this.#pull(job)).done) {
-              // discard
-            }
-          } catch {
-            // A second failed pull: the job was stopped by the first; nothing more to wait for.
-          }
+          await this.#drain(job);
         }
         this.#end(job, pullFailure);
       }
