@@ -11,18 +11,6 @@
 namespace tessera {
 namespace {
 
-// An error with a code built from fixed strings only (no C++ heap allocation), for paths where memory is
-// short or the cause is unknown.
-Napi::Value fixedError(Napi::Env env, const char* code, const char* message) {
-  Napi::Error error = Napi::Error::New(env, message);
-  error.Set("code", Napi::String::New(env, code));
-  return error.Value();
-}
-
-[[noreturn]] void throwFixed(Napi::Env env, const char* code, const char* message) {
-  throw Napi::Error(env, fixedError(env, code, message));
-}
-
 // A Float32Array JavaScript allocates, with a copy of the row (the row stays where it was).
 Napi::Float32Array copiedRow(Napi::Env env, const float* row, size_t floats) {
   Napi::Float32Array copy = Napi::Float32Array::New(env, floats);
@@ -239,38 +227,25 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
       batch.Set("raw", captureColumns(env, events, unread, config.raw, true, config.recordCutBy, pool));
     }
     if (count > 0 && testhooks::fire(testhooks::Point::throwInTakeBatch)) throw std::bad_alloc();
-  } catch (...) {
-    // Part of the batch may be in JavaScript's arrays already (full rows move out of their slots), so its
-    // events cannot be read again: they are dropped, the generation is stopped, and the pull fails with a
-    // typed error. Later pulls see what the decode thread pushed before the stop, and the end. Rethrown
-    // otherwise, an exception escaped the callback (std::terminate) or left a pending pull never settled.
-    const char* code = "ERR_NATIVE_EXCEPTION";
-    try {
-      throw;
-    } catch (const std::bad_alloc&) {
-      code = "ERR_OUT_OF_MEMORY";
-    } catch (...) {
-    }
-    failedPull(count, code);
-    try {
-      try {
-        throw;
-      } catch (const Napi::Error&) {
-        throw;
-      } catch (const std::bad_alloc&) {
-        throwCoded(env, code,
-                   "out of memory while handing " + std::to_string(count) + (count == 1 ? " event" : " events") +
-                       " to JavaScript; the generation was stopped and the batch is lost. Capture fewer "
-                       "logits (a top k instead of full rows), lower queueCapacity, or free memory");
-      } catch (const std::exception& error) {
-        throwCoded(env, code,
-                   std::string("handing events to JavaScript failed: ") + error.what() + "; the generation was stopped");
-      }
-    } catch (const std::bad_alloc&) {
-      // Memory was still short for the message itself: the same error with a fixed one (no C++ heap).
-      throwFixed(env, code, "out of memory while handing events to JavaScript; the generation was stopped");
-    }
+  } catch (const Napi::Error&) {
+    failedPull(count, "ERR_NATIVE_EXCEPTION");
+    throw;
+  } catch (const std::bad_alloc&) {
+    // Fixed strings only from here: the message must not need the memory that just ran out.
+    failedPull(count, "ERR_OUT_OF_MEMORY");
+    throw codedError(env, "ERR_OUT_OF_MEMORY",
+                     "out of memory while handing a batch of events to JavaScript; the generation was stopped and "
+                     "the batch is lost. Capture fewer logits (a top k instead of full rows), lower queueCapacity, "
+                     "or free memory");
+  } catch (const std::exception& error) {
+    failedPull(count, "ERR_NATIVE_EXCEPTION");
+    throw codedError(env, "ERR_NATIVE_EXCEPTION", error.what());
   }
+  // Why the catches above: part of the batch may be in JavaScript's arrays already (full rows move out of
+  // their slots), so its events cannot be read again. failedPull drops them and stops the generation, and
+  // the pull fails with a typed error; later pulls see what the decode thread pushed before the stop, and
+  // the end. Rethrown as they were, an exception escaped the callback (std::terminate) or left a pending
+  // pull never settled.
 
   bool done;
   bool parked;
@@ -303,18 +278,17 @@ void AddonDecodeJob::failedPull(size_t count, const char* code) {
 
 void AddonDecodeJob::completeDeferred(EventRing& events, const EventRing::Unread& unread) {
   const DecodeJob& state = *state_;
+  if (!state.logSumExpOnPull()) return;
+  // Each slot is taken by exactly one pull (a failed pull consumes its slots too), so each row is summed once.
   for (size_t index = 0; index < unread.count; index++) {
     EventSlot& slot = events.at(unread, index);
-    if (!slot.logSumExpDeferred) continue;
-    // The same pass the decode thread would have run (summarizeRow, not a separate two-pass sum), so a
-    // deferred value is bit for bit the one computed in place. The row passed the decode thread's
-    // finiteness check, so the sum is finite.
+    // The same pass the decode thread would have run (summarizeRow, not a separate two-pass sum), so the
+    // value is bit for bit the one computed in place. The row passed the decode thread's finiteness
+    // check, so the sum is finite. On this path the processed row is the raw one.
     const RowSummary summary = summarizeRow(slot.rawFull.get(), state.vocabSize, deferredBlockMaxima_);
     slot.raw.logSumExp = summary.logSumExp;
-    // Deferred only on the greedy path on untouched logits, where the processed row is the raw one.
     slot.processed.logSumExp = summary.logSumExp;
     if (state.config.tokenLogprobs) slot.logprob = slot.processed.chosenLogit - summary.logSumExp;
-    slot.logSumExpDeferred = false;
   }
 }
 
@@ -332,15 +306,7 @@ Napi::Value AddonDecodeJob::Pull(const Napi::CallbackInfo& info) {
     if (!ready) state.pullWaiting = true;
   }
   if (ready) {
-    // A failed batch rejects the promise, as on the path that waits: pull never throws for it.
-    try {
-      deferred.Resolve(takeBatch(env, maxEvents));
-    } catch (const Napi::Error& error) {
-      deferred.Reject(error.Value());
-    } catch (...) {
-      // Nothing else should leave takeBatch; if it does, reject rather than reach std::terminate.
-      deferred.Reject(fixedError(env, "ERR_NATIVE_EXCEPTION", "a pull failed; the generation was stopped"));
-    }
+    settle(env, deferred, maxEvents);
     return deferred.Promise();
   }
   pending_ = std::make_unique<Napi::Promise::Deferred>(deferred);
@@ -365,13 +331,19 @@ void AddonDecodeJob::resolvePending(Napi::Env env) {
   std::unique_ptr<Napi::Promise::Deferred> deferred = std::move(pending_);
   loop_->release(env);
   Unref();
+  settle(env, *deferred, pendingMaxEvents_);
+}
+
+void AddonDecodeJob::settle(Napi::Env env, Napi::Promise::Deferred& deferred, size_t maxEvents) {
+  // A failed batch rejects the promise on both paths (a ready pull and a waiting one): pull never throws
+  // for it, and a waiting pull's promise, already taken from pending_, settles here or never.
   try {
-    deferred->Resolve(takeBatch(env, pendingMaxEvents_));
+    deferred.Resolve(takeBatch(env, maxEvents));
   } catch (const Napi::Error& error) {
-    deferred->Reject(error.Value());
+    deferred.Reject(error.Value());
   } catch (...) {
-    // The promise was already taken from pending_: it must settle here, or never.
-    deferred->Reject(fixedError(env, "ERR_NATIVE_EXCEPTION", "a pull failed; the generation was stopped"));
+    // Nothing else should leave takeBatch; if it does, reject rather than reach std::terminate.
+    deferred.Reject(codedError(env, "ERR_NATIVE_EXCEPTION", "a pull failed; the generation was stopped").Value());
   }
 }
 

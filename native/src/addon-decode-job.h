@@ -35,9 +35,11 @@ class AddonDecodeJob : public Napi::ObjectWrap<AddonDecodeJob>, public PullWaite
   Napi::Value GetStats(const Napi::CallbackInfo& info);
   Napi::Value GetPromptLogprobs(const Napi::CallbackInfo& info);
   Napi::Object takeBatch(Napi::Env env, size_t maxEvents);
+  // Resolves `deferred` with takeBatch's batch, or rejects it with what made that fail.
+  void settle(Napi::Env env, Napi::Promise::Deferred& deferred, size_t maxEvents);
   // A pull that failed after taking `count` events: drops them and stops the generation (takeBatch).
   void failedPull(size_t count, const char* code);
-  // Computes what the decode thread left to the pull (EventSlot::logSumExpDeferred) in the slots taken.
+  // Computes what the decode thread left to the pull (DecodeJob::logSumExpOnPull) in the slots taken.
   void completeDeferred(EventRing& events, const EventRing::Unread& unread);
   DecodeJob& requireState(Napi::Env env);
 

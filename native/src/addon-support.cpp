@@ -6,10 +6,14 @@ namespace tessera {
 
 AddonData& addonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
 
-Napi::Error codedError(Napi::Env env, const char* code, const std::string& message) {
+Napi::Error codedError(Napi::Env env, const char* code, const char* message) {
   Napi::Error error = Napi::Error::New(env, message);
   error.Set("code", Napi::String::New(env, code));
   return error;
+}
+
+Napi::Error codedError(Napi::Env env, const char* code, const std::string& message) {
+  return codedError(env, code, message.c_str());
 }
 
 void throwCoded(Napi::Env env, const char* code, const std::string& message) { throw codedError(env, code, message); }

@@ -25,6 +25,8 @@ AddonData& addonData(Napi::Env env);
 // Errors carry a stable `code` that the TypeScript layer maps to its typed error classes.
 [[noreturn]] void throwCoded(Napi::Env env, const char* code, const std::string& message);
 Napi::Error codedError(Napi::Env env, const char* code, const std::string& message);
+// The same from a C string, with no C++ heap allocation: for a message given while memory is short.
+Napi::Error codedError(Napi::Env env, const char* code, const char* message);
 
 // Settles an AsyncWorker's promise from OnOK/OnError. In a Worker thread that is being terminated,
 // Node still completes queued work but JavaScript can no longer run: creating the result throws, and

@@ -51,22 +51,16 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
     throw std::runtime_error("injected by the throwInSample test hook");
   }
   const auto& config = job.config;
-  // Without processing samplers the processed logits are the raw row: use dense (vectorized) passes.
-  const bool direct = !job.samplers.hasProcessing() &&
-                      (!job.samplers.isDenseDraw() || job.samplers.denseTemperature() == 1.0f);
-  const bool greedyOnRow = direct && config.sampler.greedy && !job.samplers.isDenseDraw();
+  const bool direct = job.direct();
+  const bool greedyOnRow = job.greedyOnRow();
   // Every raw capture carries its log-sum-exp: one vectorized pass here, instead of a scalar one per
   // token in JavaScript for full vectors. On the greedy fast path nothing else reads it unless the
   // token's logprob or a processed capture is asked for (tokenLogprobs: see docs/native.md).
   const bool needRawLogSumExp = config.raw.mode != CaptureMode::off;
   const bool logSumExpUnused =
       greedyOnRow && !config.tokenLogprobs && config.processed.mode == CaptureMode::off;
-  // Greedy with the raw row captured in full: the slot keeps the whole row, so the pull can compute the
-  // log-sum-exp from it on the JavaScript thread, off this one's critical path (EventSlot::
-  // logSumExpDeferred). Nothing here reads it: the arg-max comes from the scan, and a processed top-k is
-  // selected without it.
-  const bool deferLogSumExp = greedyOnRow && config.raw.mode == CaptureMode::full;
-  const bool computeLogSumExp = !deferLogSumExp && (needRawLogSumExp || (direct && !logSumExpUnused));
+  // DecodeJob::logSumExpOnPull: the pull computes it from the captured row.
+  const bool computeLogSumExp = !job.logSumExpOnPull() && (needRawLogSumExp || (direct && !logSumExpUnused));
   // One pass over the row for the finiteness check, its maximum and its arg-max (the greedy token), and
   // the log-sum-exp when it is read: separate passes cost ~10% of decode on small models. With the
   // log-sum-exp the pass also leaves each 32-entry block's maximum, which the top-k captures start from.
@@ -100,7 +94,6 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
   EventSlot& slot = *nextSlot;
   const float rawLogSumExp = computeLogSumExp ? scan.logSumExp : 0.0f;
   slot.raw.logSumExp = rawLogSumExp;
-  slot.logSumExpDeferred = deferLogSumExp;
 
   if (config.raw.mode == CaptureMode::topK) {
     topKDense(row, vocabSize_, config.raw.topK, slot.raw, rowMaxima);

@@ -26,11 +26,6 @@ struct EventSlot {
   // The processed row is the raw row (no processing samplers): a pull hands out rawFull for both (the
   // processed one as a copy), and the decode thread skips a vocabulary-sized copy per token.
   bool processedFullIsRaw = false;
-  // Greedy decoding with the raw row captured in full: the row's log-sum-exp (and so both captures'
-  // logSumExp and the token's logprob) is left to the pull, which computes it from rawFull on the
-  // JavaScript thread (AddonDecodeJob::takeBatch). The decode thread then
-  // needs only the arg-max scan: the log-sum-exp pass was ~7 µs of a 270 µs step on `tiny`.
-  bool logSumExpDeferred = false;
   std::vector<uint8_t> cutBy;  // recordCutBy: a SamplerStage per raw top-k entry
 };
 
@@ -76,8 +71,8 @@ class EventRing {
   const EventSlot& at(const Unread& unread, size_t index) const {
     return slots_[(unread.head + index) % slots_.size()];
   }
-  // The reader owns the unread slots it took until consumeLocked, so it may also finish them (a deferred
-  // log-sum-exp) before reading.
+  // The reader owns the unread slots it took until consumeLocked, so it may also finish them (the
+  // log-sum-exp of DecodeJob::logSumExpOnPull) before reading.
   EventSlot& at(const Unread& unread, size_t index) { return slots_[(unread.head + index) % slots_.size()]; }
   // Hands `count` slots (the oldest unread ones) back to the writer.
   void consumeLocked(size_t count) {

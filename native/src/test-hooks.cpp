@@ -45,6 +45,14 @@ Napi::Object exports(Napi::Env env) {
               }
               throwCoded(info.Env(), "ERR_INVALID_ARGUMENT", "no test hook named '" + name + "'");
             }));
+  // What a hook holds now: 0 once a countdown fired, so a test can tell that its fault was injected.
+  hooks.Set("get", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+              const std::string name = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+              for (int index = 0; index < static_cast<int>(Point::count); index++) {
+                if (name == names[index]) return Napi::Number::New(info.Env(), static_cast<double>(values[index].load()));
+              }
+              throwCoded(info.Env(), "ERR_INVALID_ARGUMENT", "no test hook named '" + name + "'");
+            }));
   Napi::Array list = Napi::Array::New(env);
   for (int index = 0; index < static_cast<int>(Point::count); index++) list.Set(index, names[index]);
   hooks.Set("names", list);

@@ -1,5 +1,5 @@
 // Greedy decoding with the raw row captured in full leaves the row's log-sum-exp to the pull, which
-// computes it on the JavaScript thread from the captured row (EventSlot::logSumExpDeferred, issue 14).
+// computes it on the JavaScript thread from the captured row (DecodeJob::logSumExpOnPull, issue 14).
 // What a consumer reads must not change: the same logSumExp, chosen logit and logprob, bit for bit, as a
 // generation whose log-sum-exp the decode thread computed in place (a top-k capture), in every batch and
 // whatever the queue's size or the reader's speed.

@@ -11,6 +11,24 @@ import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { useHooksAddon } from "./hooks-addon.js";
 import { createRawContext, loadRawTinyModel, loadTinyModel } from "./tiny-model.js";
 
+// A greedy raw-addon generation with the raw row captured in full, on its own model and context.
+async function rawFullGeneration(maxTokens: number, queueCapacity: number) {
+  const raw = await loadRawTinyModel();
+  const rawContext = await createRawContext(raw);
+  const job = rawContext.generate({
+    tokens: raw.tokenize("Once upon a time", true, false),
+    greedy: true,
+    seed: 0,
+    maxTokens,
+    ignoreEos: true,
+    promptLogprobs: false,
+    reusePrefix: false,
+    queueCapacity,
+    rawFull: true,
+  });
+  return { raw, rawContext, job };
+}
+
 describe("a pull that fails while handing a batch over", () => {
   let hooks: NativeTestHooks;
   let model: LlamaModel;
@@ -55,25 +73,14 @@ describe("a pull that fails while handing a batch over", () => {
   });
 
   it("raw addon: the failed pull rejects, and the next pulls reach the end", async () => {
-    const raw = await loadRawTinyModel();
-    const rawContext = await createRawContext(raw);
-    const job = rawContext.generate({
-      tokens: raw.tokenize("Once upon a time", true, false),
-      greedy: true,
-      seed: 0,
-      maxTokens: 24,
-      ignoreEos: true,
-      promptLogprobs: false,
-      reusePrefix: false,
-      queueCapacity: 4,
-      rawFull: true,
-    });
+    const { raw, rawContext, job } = await rawFullGeneration(24, 4);
     const first = await job.pull(2);
     expect(first.count).toBeGreaterThan(0);
     hooks.set("throwInTakeBatch", 1);
     // Wait until events are there, so the hooked pull takes some (it fires only on a pull that takes events).
     await new Promise((resolve) => setTimeout(resolve, 50));
     await expect(job.pull(4)).rejects.toMatchObject({ code: "ERR_OUT_OF_MEMORY" });
+    expect(hooks.get("throwInTakeBatch")).toBe(0);
     let done = false;
     for (let pulls = 0; pulls < 100 && !done; pulls++) done = (await job.pull(4)).done;
     expect(done).toBe(true);
@@ -84,19 +91,7 @@ describe("a pull that fails while handing a batch over", () => {
   });
 
   it("raw addon: a dropped last batch shows in the stats of a generation that had finished", async () => {
-    const raw = await loadRawTinyModel();
-    const rawContext = await createRawContext(raw);
-    const job = rawContext.generate({
-      tokens: raw.tokenize("Once upon a time", true, false),
-      greedy: true,
-      seed: 0,
-      maxTokens: 3,
-      ignoreEos: true,
-      promptLogprobs: false,
-      reusePrefix: false,
-      queueCapacity: 8,
-      rawFull: true,
-    });
+    const { raw, rawContext, job } = await rawFullGeneration(3, 8);
     for (let waited = 0; waited < 100 && !job.getStats().finished; waited++)
       await new Promise((resolve) => setTimeout(resolve, 20));
     hooks.set("throwInTakeBatch", 1);
@@ -113,12 +108,15 @@ describe("a pull that fails while handing a batch over", () => {
     let read = 0;
     for await (const _ of stream) {
       if (++read === 2) {
-        // The next pull is the drain's.
+        // The next pull is the drain's; the wait lets the decode thread fill the queue, so that pull takes
+        // events and the hook fires.
         hooks.set("throwInTakeBatch", 1);
+        await new Promise((resolve) => setTimeout(resolve, 50));
         break;
       }
     }
     const result = await stream.result;
+    expect(hooks.get("throwInTakeBatch")).toBe(0);
     expect(result.finishReason).toBe("abort");
     // Stats of a job that had finished, not of one still running (generatedTokens 0, timings null).
     expect(result.generatedTokens).toBeGreaterThanOrEqual(2);

@@ -329,6 +329,8 @@ export type NativeTestHookName =
 export interface NativeTestHooks {
   /** Microseconds for the pause points; a countdown (1 = next time) for the throw points. 0 turns a hook off. */
   set(name: NativeTestHookName, value: number): void;
+  /** What the hook holds now: a countdown reads 0 once it fired. */
+  get(name: NativeTestHookName): number;
   readonly names: readonly NativeTestHookName[];
 }
 

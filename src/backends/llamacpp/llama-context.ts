@@ -163,7 +163,6 @@ export class LlamaContext implements AsyncDisposable {
   #start(resolved: ResolvedGenerateOptions): TokenStream {
     const prompt = resolved.native.tokens;
     const config = {
-      vocabSize: this.#vocabSize,
       seed: resolved.seed,
       promptTokens: prompt.length,
       queueCapacity: resolved.queueCapacity,

@@ -78,7 +78,6 @@ export interface TokenStreamResult {
 }
 
 export interface TokenStreamConfig {
-  readonly vocabSize: number;
   readonly seed: number;
   readonly promptTokens: number;
   readonly queueCapacity: number;
