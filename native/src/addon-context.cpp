@@ -350,6 +350,7 @@ Napi::Value AddonContext::Generate(const Napi::CallbackInfo& info) {
     throwCoded(env, "ERR_SAMPLER", std::string("llama.cpp could not build the samplers: ") + error.what());
   }
   for (llama_token token : config.prompt) state->samplers.acceptPromptToken(token);
+  state->logSumExpOnPull = state->greedyOnRow() && config.raw.mode == CaptureMode::full;
 
   // Captured logits live in the ring until they are pulled: per slot 4 bytes per vocabulary entry of a
   // full row and 8 per top-k entry (id and value), for raw and processed each. Full rows are allocated

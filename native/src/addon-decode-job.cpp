@@ -239,7 +239,13 @@ Napi::Object AddonDecodeJob::takeBatch(Napi::Env env, size_t maxEvents) {
                      "or free memory");
   } catch (const std::exception& error) {
     failedPull(count, "ERR_NATIVE_EXCEPTION");
-    throw codedError(env, "ERR_NATIVE_EXCEPTION", error.what());
+    std::string message;
+    try {
+      message = std::string("handing events to JavaScript failed (") + error.what() + "); the generation was stopped";
+    } catch (const std::bad_alloc&) {
+      throw codedError(env, "ERR_NATIVE_EXCEPTION", error.what());
+    }
+    throw codedError(env, "ERR_NATIVE_EXCEPTION", message);
   }
   // Why the catches above: part of the batch may be in JavaScript's arrays already (full rows move out of
   // their slots), so its events cannot be read again. failedPull drops them and stops the generation, and
@@ -278,7 +284,7 @@ void AddonDecodeJob::failedPull(size_t count, const char* code) {
 
 void AddonDecodeJob::completeDeferred(EventRing& events, const EventRing::Unread& unread) {
   const DecodeJob& state = *state_;
-  if (!state.logSumExpOnPull()) return;
+  if (!state.logSumExpOnPull) return;
   // Each slot is taken by exactly one pull (a failed pull consumes its slots too), so each row is summed once.
   for (size_t index = 0; index < unread.count; index++) {
     EventSlot& slot = events.at(unread, index);

@@ -6,14 +6,20 @@ namespace tessera {
 
 AddonData& addonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
 
-Napi::Error codedError(Napi::Env env, const char* code, const char* message) {
-  Napi::Error error = Napi::Error::New(env, message);
+namespace {
+Napi::Error withCode(Napi::Env env, Napi::Error error, const char* code) {
   error.Set("code", Napi::String::New(env, code));
   return error;
 }
+}  // namespace
 
+Napi::Error codedError(Napi::Env env, const char* code, const char* message) {
+  return withCode(env, Napi::Error::New(env, message), code);
+}
+
+// Its whole length, NULs included (c_str() would end the message at the first one).
 Napi::Error codedError(Napi::Env env, const char* code, const std::string& message) {
-  return codedError(env, code, message.c_str());
+  return withCode(env, Napi::Error::New(env, message), code);
 }
 
 void throwCoded(Napi::Env env, const char* code, const std::string& message) { throw codedError(env, code, message); }

@@ -60,7 +60,7 @@ void DecodeEngine::sample(const std::shared_ptr<DecodeJob>& jobPointer, const fl
   const bool logSumExpUnused =
       greedyOnRow && !config.tokenLogprobs && config.processed.mode == CaptureMode::off;
   // DecodeJob::logSumExpOnPull: the pull computes it from the captured row.
-  const bool computeLogSumExp = !job.logSumExpOnPull() && (needRawLogSumExp || (direct && !logSumExpUnused));
+  const bool computeLogSumExp = !job.logSumExpOnPull && (needRawLogSumExp || (direct && !logSumExpUnused));
   // One pass over the row for the finiteness check, its maximum and its arg-max (the greedy token), and
   // the log-sum-exp when it is read: separate passes cost ~10% of decode on small models. With the
   // log-sum-exp the pass also leaves each 32-entry block's maximum, which the top-k captures start from.

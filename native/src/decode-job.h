@@ -106,11 +106,15 @@ struct DecodeJob {
   }
   // Greedy on untouched logits: the token is the row's arg-max.
   bool greedyOnRow() const { return direct() && config.sampler.greedy && !samplers.isDenseDraw(); }
-  // Greedy with the raw row captured in full: every slot keeps the whole row, so the pull computes the
-  // row's log-sum-exp (both captures' logSumExp and the token's logprob) on the JavaScript thread
-  // (AddonDecodeJob::completeDeferred), and the decode thread needs only the arg-max scan: the pass was
-  // ~7 µs of a 270 µs step on `tiny`. Nothing on the decode thread reads it on this path.
-  bool logSumExpOnPull() const { return greedyOnRow() && config.raw.mode == CaptureMode::full; }
+  // Greedy on untouched logits with the raw row captured in full: every slot keeps the whole row, so the
+  // pull computes the row's log-sum-exp (both captures' logSumExp and the token's logprob) on the
+  // JavaScript thread (AddonDecodeJob::completeDeferred), and the decode thread needs only the arg-max
+  // scan: the pass was ~7 µs of a 270 µs step on `tiny`. Nothing on the decode thread reads it on this path.
+  // Set once, when the samplers are built (AddonContext::Generate), before the job is submitted: the
+  // predicates above read the live samplers, which finishing a job clears, so the pull of events read after
+  // the end would see "untouched logits" for a job with processing samplers (a reviewer's logit-biased
+  // greedy run got positive logprobs), and would read them while the decode thread clears them.
+  bool logSumExpOnPull = false;
 };
 
 const char* finishReasonName(FinishReason reason);

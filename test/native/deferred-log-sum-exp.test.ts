@@ -106,4 +106,37 @@ describe("the log-sum-exp of a full greedy capture, computed by the pull", () =>
       expect(event.logprob).toBe(reference[index]!.logprob);
     }
   });
+
+  // Only greedy decoding on untouched logits leaves the sum to the pull. With processing samplers the
+  // processed log-sum-exp is the processed row's own, and a reader that starts after the generation ended
+  // must still get it: the choice was once read from the samplers at pull time, which finishing the job
+  // clears, and such a reader then got the raw sum instead (positive logprobs with a logit bias).
+  for (const [name, sampling] of [
+    ["a logit bias", { logitBias: { 13: 20 } }],
+    ["a grammar", { grammar: 'root ::= "a"+' }],
+  ] as const) {
+    it(`greedy with ${name}, read after the end: the processed row's own log-sum-exp and logprob`, async () => {
+      const inPlace = await events({ ...sampling, rawLogits: 4, logits: 4 }, 0);
+      const stream = context.generate(prompt, {
+        temperature: 0,
+        ignoreEos: true,
+        maxTokens: 24,
+        reusePrefix: false,
+        rawLogits: "full",
+        logits: "full",
+        ...sampling,
+      });
+      // Let the generation finish before anything is pulled.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const late: TokenEvent[] = [];
+      for await (const batch of stream.batches()) late.push(...batch.events);
+      expect(late.map((event) => event.token)).toEqual(inPlace.map((event) => event.token));
+      for (const [index, event] of late.entries()) {
+        expect(event.logprob).toBeLessThanOrEqual(0);
+        expect(event.logprob).toBe(inPlace[index]!.logprob);
+        expect(event.logits!.logSumExp).toBe(inPlace[index]!.logits!.logSumExp);
+        expect(event.rawLogits!.logSumExp).toBe(inPlace[index]!.rawLogits!.logSumExp);
+      }
+    });
+  }
 });
