@@ -1,7 +1,7 @@
 // Decode speed with logits captures against none, in one process and one context: each round decodes the
 // same greedy generation with captures off, raw + processed top-20, and raw + processed full vectors (in
 // alternating order), and the per-round ratios' medians are printed. Run after `npm run build`:
-//   node benchmarks/capture-cost.mjs [--model tiny] [--rounds 15] [--tokens 256] [--modes off,top-20,full]
+//   node benchmarks/capture-cost.mjs [--model tiny] [--threads 1] [--rounds 15] [--tokens 256] [--modes off,top-20,full]
 // --modes picks the modes that take turns (off first, always); fewer modes make more rounds per minute.
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
 import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
@@ -10,11 +10,13 @@ const values = parseBenchArguments("capture-cost", {
   model: { type: "string", default: "tiny" },
   rounds: { type: "string", default: "15" },
   tokens: { type: "string", default: "256" },
+  threads: { type: "string", default: "1" },
   modes: { type: "string", default: "off,top-20,full" },
 });
 for (const [flag, least] of [
   ["rounds", 1],
   ["tokens", 2],
+  ["threads", 1],
 ]) {
   const value = Number(values[flag]);
   if (!Number.isInteger(value) || value < least)
@@ -32,7 +34,7 @@ if (chosen[0] !== "off" || chosen.length < 2 || chosen.some((mode) => !(mode in 
 const model = await loadLlamaModel(await resolveBenchModel("capture-cost", values.model));
 const context = await model.createContext({
   contextSize: 1024,
-  threads: 1,
+  threads: Number(values.threads),
   flashAttention: "off",
   sequences: 1,
 });
@@ -62,7 +64,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 const label = { "top-20": "raw + processed top-20", full: "full" };
 console.log(
-  `${values.model}, 1 thread, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds)`,
+  `${values.model}, ${values.threads} thread${values.threads === "1" ? "" : "s"}, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds)`,
 );
 context.dispose();
 await model[Symbol.asyncDispose]();

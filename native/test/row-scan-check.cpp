@@ -1,6 +1,6 @@
 // Checks the per-token row passes of logits-capture.cpp against plain reference loops:
 // - scanRow and summarizeRow on rows built to hit their edge cases: every size from 1 to 70 (tails of the
-//   32-entry blocks) and real vocabulary sizes, ties (the first largest entry wins), the maximum first or
+//   32-entry blocks), sizes around the AVX-512 form's 128-entry groups and real vocabulary sizes, ties (the first largest entry wins), the maximum first or
 //   last, all-equal rows, signed zeros, NaN and ±inf, and huge finite logits (summarizeRow's log-sum-exp);
 // - topKDense against a sort of the same rows (without NaN, which its callers rule out), plain and with most
 //   entries -inf, for k around the block size, the block count and the row size.
@@ -83,7 +83,10 @@ int main() {
   std::normal_distribution<float> normal(0, 3);
   std::vector<int> sizes;
   for (int size = 1; size <= 70; size++) sizes.push_back(size);
-  for (int size : {354, 355, 1000, 32000, 32001, 32003, 151936}) sizes.push_back(size);
+  // Around summarizeRow's AVX-512 groups of four blocks (128 entries): whole groups, groups and a few blocks,
+  // blocks and a tail.
+  for (int size : {96, 127, 128, 129, 160, 255, 256, 257, 354, 355, 511, 512, 513, 1000, 32000, 32001, 32003, 151936})
+    sizes.push_back(size);
   int cases = 0;
   int fails = 0;
   int topKCases = 0;
@@ -188,7 +191,7 @@ int main() {
       }
     }
   }
-  std::printf("cases=%d fails=%d topk_cases=%d topk_fails=%d summary_cases=%d summary_fails=%d\n", cases, fails,
-              topKCases, topKFails, summaryCases, summaryFails);
+  std::printf("cases=%d fails=%d topk_cases=%d topk_fails=%d summary_cases=%d summary_fails=%d form=%s\n", cases,
+              fails, topKCases, topKFails, summaryCases, summaryFails, summarizeRowForm());
   return fails == 0 && topKFails == 0 && summaryFails == 0 ? 0 : 1;
 }
