@@ -1,8 +1,9 @@
 // Times the per-token row passes of native/src/logits-capture.cpp on real logits rows, the way the decode
 // thread meets them: each row is first copied into one buffer (as llama.cpp writes its logits), then
 // scanRow (greedy without captures), summarizeRow (scan + log-sum-exp + block maxima: captures, draws,
-// logprobs) and topKDense (k = 20, from summarizeRow's block maxima, and alone). Rows rotate, so branch
-// predictors do not learn one row. Built and run by benchmarks/row-passes.mjs. Prints medians in µs.
+// logprobs), topKDense (k = 20, from summarizeRow's block maxima, and alone) and logSumExpDense
+// (temperature draws, prompt logprobs). Rows rotate, so branch predictors do not learn one row. Built and
+// run by benchmarks/row-passes.mjs. Prints medians in µs, and the form of summarizeRow this CPU runs.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
   std::fclose(file);
   const size_t count = rows.size() / static_cast<size_t>(vocab);
   if (count == 0) return 2;
-  std::vector<double> scan, summary, topKGiven, topKAlone;
+  std::vector<double> scan, summary, topKGiven, topKAlone, dense;
   std::vector<float> blockMaxima;
   TopKCapture capture;
   volatile float sink = 0;
@@ -50,18 +51,23 @@ int main(int argc, char** argv) {
     const auto d = Clock::now();
     topKDense(buffer.data(), vocab, 20, capture);
     const auto e = Clock::now();
+    sink = sink + logSumExpDense(buffer.data(), vocab);
+    const auto f = Clock::now();
     sink = sink + capture.logits[0];
     if (repetition < repetitions / 10) continue;  // warm-up
     scan.push_back(micros(a, b));
     summary.push_back(micros(b, c));
     topKGiven.push_back(micros(c, d));
     topKAlone.push_back(micros(d, e));
+    dense.push_back(micros(e, f));
   }
   const auto median = [](std::vector<double>& values) {
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
   };
-  std::printf("rows %zu, vocabulary %d: scanRow %.2f us, summarizeRow %.2f us, topKDense k=20 from its block maxima %.2f us, alone %.2f us\n",
-              count, vocab, median(scan), median(summary), median(topKGiven), median(topKAlone));
+  std::printf("rows %zu, vocabulary %d: scanRow %.2f us, summarizeRow %.2f us (%s form), topKDense k=20 from its block "
+              "maxima %.2f us, alone %.2f us, logSumExpDense %.2f us\n",
+              count, vocab, median(scan), median(summary), summarizeRowForm(), median(topKGiven), median(topKAlone),
+              median(dense));
   return 0;
 }

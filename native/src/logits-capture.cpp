@@ -147,7 +147,6 @@ class TopKHeap {
 };
 }  // namespace
 
-float logSumExpDense(const float* row, int32_t size) { return logSumExpWithMaximum(row, size, maximumOf(row, size)); }
 
 // 2^t for t <= 0, eight lanes: fewer operations than exponentOfNonPositiveLanes, which these passes are
 // bound by (they issue floating-point operations on every port each cycle; nothing waits on memory).
@@ -459,6 +458,23 @@ bool detectAvx512RowPass() {
 const bool avx512RowPass = detectAvx512RowPass();
 #endif
 }  // namespace
+
+float logSumExpDense(const float* row, int32_t size) {
+#if TESSERA_AVX512_ROW_PASS
+  // The AVX-512 pass where it proves the row finite (a temperature draw's row, a prompt token's logprob); a
+  // row with -inf entries (which count as nothing here) or NaN takes the portable passes.
+  if (avx512RowPass) {
+    thread_local std::vector<float> blockMaxima;
+    double sum;
+    float running;
+    if (summarizeBlocksAvx512(row, size, blockMaxima, sum, running)) {
+      const RowSummary summary = finishSummary(row, size, blockMaxima, 0.0f, sum, running);
+      if (summary.finite) return summary.logSumExp;
+    }
+  }
+#endif
+  return logSumExpWithMaximum(row, size, maximumOf(row, size));
+}
 
 const char* summarizeRowForm() {
 #if TESSERA_AVX512_ROW_PASS

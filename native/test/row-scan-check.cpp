@@ -150,6 +150,17 @@ int main() {
         const double got = logSumExpWithMaximum(row.data(), size, scan.maximum);
         ok = ok && std::fabs(got - reference) <= 1e-5 * std::max(1.0, std::fabs(reference));
       }
+      // logSumExpDense (temperature draws, prompt logprobs): -inf entries count as nothing, so a row with
+      // them has a log-sum-exp too.
+      const bool anyNaN = std::any_of(row.begin(), row.end(), [](float value) { return std::isnan(value); });
+      const bool anyPositiveInfinity = std::any_of(row.begin(), row.end(), [](float value) { return value == INFINITY; });
+      if (!anyNaN && !anyPositiveInfinity) {
+        const bool allNegativeInfinity = std::all_of(row.begin(), row.end(), [](float value) { return value == -INFINITY; });
+        const double reference = allNegativeInfinity ? -INFINITY : referenceLogSumExp(row);
+        const double dense = logSumExpDense(row.data(), size);
+        ok = ok && (reference == -INFINITY ? dense == -INFINITY
+                                           : std::fabs(dense - reference) <= 1e-5 * std::max(1.0, std::fabs(reference)));
+      }
       if (!ok) {
         fails++;
         if (fails <= 10) std::printf("FAIL size=%d kind=%d finite=%d/%d argmax=%d\n", size, kind, scan.finite, finite, scan.argmax);
