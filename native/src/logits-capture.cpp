@@ -297,6 +297,8 @@ struct TopKScratch {
   std::vector<float> groupMaxima;
   std::vector<float> reachingMaxima;
   std::vector<std::pair<float, int32_t>> candidates;
+  std::vector<float> candidateValues;  // the AVX-512 form's compressed candidates, before they become pairs
+  std::vector<int32_t> candidateIds;
 };
 
 // One set per thread, kept: a capture runs on every token. Taken by reference once per call, so the loops
@@ -531,6 +533,130 @@ TESSERA_ROW_PASS RowSummary summarizeRow(const float* row, int32_t size, std::ve
   return finishSummary(row, size, blockMaxima, check.total(), sum, running);
 }
 
+namespace {
+// The best `wanted` of count candidates, best first, into out (padded with -1 / -inf).
+void writeBest(std::vector<std::pair<float, int32_t>>& candidates, size_t count, int32_t wanted, TopKCapture& out) {
+  const auto found = candidates.begin() + static_cast<std::ptrdiff_t>(count);
+  const size_t keep = std::min(count, static_cast<size_t>(wanted));
+  if (keep < count) {
+    std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), found, betterCandidate);
+  }
+  std::sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), betterCandidate);
+  out.ids.assign(static_cast<size_t>(wanted), -1);
+  out.logits.assign(static_cast<size_t>(wanted), negativeInfinity);
+  for (size_t i = 0; i < keep; i++) {
+    out.logits[i] = candidates[i].first;
+    out.ids[i] = candidates[i].second;
+  }
+}
+
+#if TESSERA_AVX512_ROW_PASS
+// The most groups (in eights) the AVX-512 form deals the block maxima into: k up to 64.
+constexpr int32_t avx512TopKVectors = 8;
+
+// One block's entries at or above the threshold (never -inf), compressed to values/ids from `found` on;
+// returns the new count.
+TESSERA_AVX512 __attribute__((always_inline)) inline size_t takeBlockAvx512(const float* row, int32_t block,
+                                                                            __m256 thresholds, float* values,
+                                                                            int32_t* ids, size_t found) {
+  const __m256 lowest = _mm256_set1_ps(negativeInfinity);
+  const int32_t first = block * maximaBlock;
+  for (int32_t part = 0; part < maximaBlock / 8; part++) {
+    const __m256 entries = _mm256_loadu_ps(row + first + 8 * part);
+    const __mmask8 reached = _mm256_cmp_ps_mask(entries, thresholds, _CMP_GE_OQ);
+    const __mmask8 taken = _mm256_mask_cmp_ps_mask(reached, entries, lowest, _CMP_NEQ_OQ);
+    _mm256_storeu_ps(values + found, _mm256_maskz_compress_ps(taken, entries));
+    const __m256i entryIds = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(first + 8 * part));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ids + found), _mm256_maskz_compress_epi32(taken, entryIds));
+    found += static_cast<size_t>(__builtin_popcount(taken));
+  }
+  return found;
+}
+
+// topKDense's three passes over the block maxima and its candidates, eight lanes at a time (for k up to 64,
+// with at least k rounded up to eight blocks): the groups of the lower bound are 8·⌈k/8⌉ interleaved ones,
+// one lane each, so the pass is a vertical maximum; the maxima reaching the bound and the entries reaching
+// the threshold are compressed into place (vcompressps in a register, then a plain store: Zen 4 runs the
+// compressing store to memory in microcode), and only the blocks that reach the threshold are visited, one
+// bit of a compare mask each, instead of a branch per block. The same threshold and the same candidates as
+// the portable form, so the same result.
+TESSERA_AVX512 void topKDenseAvx512(const float* row, int32_t size, int32_t wanted, TopKCapture& out,
+                                    const std::vector<float>& blockMaxima, TopKScratch& scratch) {
+  const int32_t blocks = static_cast<int32_t>(blockMaxima.size());
+  const float* maxima = blockMaxima.data();
+  const int32_t vectors = (wanted + 7) / 8;
+  const int32_t groups = vectors * 8;
+  const __m256 lowest = _mm256_set1_ps(negativeInfinity);
+  __m256 best[avx512TopKVectors];
+  for (__m256& group : best) group = lowest;
+  int32_t at = 0;
+  for (; at + groups <= blocks; at += groups) {
+    for (int32_t vector = 0; vector < vectors; vector++)
+      best[vector] = _mm256_max_ps(best[vector], _mm256_loadu_ps(maxima + at + 8 * vector));
+  }
+  // The last blocks (fewer than the groups) go to the first groups; every group already has one.
+  for (int32_t vector = 0; at + 8 * vector < blocks; vector++) {
+    const int32_t left = blocks - (at + 8 * vector);
+    const __mmask8 mask = left >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << left) - 1);
+    best[vector] = _mm256_max_ps(best[vector], _mm256_mask_loadu_ps(lowest, mask, maxima + at + 8 * vector));
+  }
+  __m256 smallest = best[0];
+  for (int32_t vector = 1; vector < vectors; vector++) smallest = _mm256_min_ps(smallest, best[vector]);
+  const __m128 halves = _mm_min_ps(_mm256_castps256_ps128(smallest), _mm256_extractf128_ps(smallest, 1));
+  const __m128 pairs = _mm_min_ps(halves, _mm_movehl_ps(halves, halves));
+  const float bound = _mm_cvtss_f32(_mm_min_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
+
+  // The block maxima at or above the bound (at least k of them).
+  std::vector<float>& reaching = scratch.reachingMaxima;
+  if (reaching.size() < static_cast<size_t>(blocks) + 8) reaching.resize(static_cast<size_t>(blocks) + 8);
+  const __m256 bounds = _mm256_set1_ps(bound);
+  size_t count = 0;
+  for (at = 0; at + 8 <= blocks; at += 8) {
+    const __m256 values = _mm256_loadu_ps(maxima + at);
+    const __mmask8 mask = _mm256_cmp_ps_mask(values, bounds, _CMP_GE_OQ);
+    _mm256_storeu_ps(reaching.data() + count, _mm256_maskz_compress_ps(mask, values));
+    count += static_cast<size_t>(__builtin_popcount(mask));
+  }
+  for (; at < blocks; at++) {
+    reaching[count] = maxima[at];
+    count += maxima[at] >= bound ? 1 : 0;
+  }
+  std::nth_element(reaching.begin(), reaching.begin() + (wanted - 1), reaching.begin() + static_cast<std::ptrdiff_t>(count),
+                   std::greater<float>());
+  const float threshold = reaching[static_cast<size_t>(wanted - 1)];
+
+  // The entries at or above the threshold (never -inf) in the blocks that reach it, and in the tail.
+  if (scratch.candidateValues.size() < static_cast<size_t>(size) + 8) {
+    scratch.candidateValues.resize(static_cast<size_t>(size) + 8);
+    scratch.candidateIds.resize(static_cast<size_t>(size) + 8);
+  }
+  float* values = scratch.candidateValues.data();
+  int32_t* ids = scratch.candidateIds.data();
+  const __m256 thresholds = _mm256_set1_ps(threshold);
+  size_t found = 0;
+  for (at = 0; at + 8 <= blocks; at += 8) {
+    unsigned mask = _mm256_cmp_ps_mask(_mm256_loadu_ps(maxima + at), thresholds, _CMP_GE_OQ);
+    while (mask != 0) {
+      found = takeBlockAvx512(row, at + __builtin_ctz(mask), thresholds, values, ids, found);
+      mask &= mask - 1;
+    }
+  }
+  for (; at < blocks; at++) {
+    if (maxima[at] >= threshold) found = takeBlockAvx512(row, at, thresholds, values, ids, found);
+  }
+  for (int32_t id = blocks * maximaBlock; id < size; id++) {
+    values[found] = row[id];
+    ids[found] = id;
+    found += row[id] >= threshold && row[id] != negativeInfinity ? 1 : 0;
+  }
+  std::vector<std::pair<float, int32_t>>& candidates = scratch.candidates;
+  if (candidates.size() < found) candidates.resize(found);
+  for (size_t index = 0; index < found; index++) candidates[index] = {values[index], ids[index]};
+  writeBest(candidates, found, wanted, out);
+}
+#endif
+}  // namespace
+
 // The k largest entries in three steps, none of them a heap over the row: (1) each 32-entry block's
 // maximum (given by summarizeRow, or computed here); (2) a threshold that at least k entries reach (below);
 // (3) only the entries at or above it, in blocks whose maximum reaches it, become candidates, ordered by
@@ -558,6 +684,12 @@ TESSERA_ROW_PASS void topKDense(const float* row, int32_t size, int32_t k, TopKC
     maximaSource = &computed;
   }
   const std::vector<float>& maxima = *maximaSource;
+#if TESSERA_AVX512_ROW_PASS
+  if (avx512RowPass && wanted > 0 && wanted <= 8 * avx512TopKVectors && blocks >= (wanted + 7) / 8 * 8) {
+    topKDenseAvx512(row, size, wanted, out, maxima, scratch);
+    return;
+  }
+#endif
   // The threshold: the k-th largest block maximum. The k blocks with the largest maxima hold k distinct
   // entries at or above it, so every entry of the top k is at or above it too. Found in two steps, because a
   // selection over all ~1,000 block maxima branches on every comparison and, on a fresh row each token,
@@ -613,18 +745,7 @@ TESSERA_ROW_PASS void topKDense(const float* row, int32_t size, int32_t k, TopKC
     }
     for (int32_t id = tail; id < size; id++) consider(row[id], id);
   }
-  const auto found = candidates.begin() + static_cast<std::ptrdiff_t>(count);
-  const size_t keep = std::min(count, static_cast<size_t>(wanted));
-  if (keep < count) {
-    std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), found, betterCandidate);
-  }
-  std::sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), betterCandidate);
-  out.ids.assign(static_cast<size_t>(wanted), -1);
-  out.logits.assign(static_cast<size_t>(wanted), negativeInfinity);
-  for (size_t i = 0; i < keep; i++) {
-    out.logits[i] = candidates[i].first;
-    out.ids[i] = candidates[i].second;
-  }
+  writeBest(candidates, count, wanted, out);
 }
 
 void topKCandidates(const llama_token_data_array& candidates, int32_t k, TopKCapture& out) {

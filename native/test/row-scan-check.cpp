@@ -2,8 +2,8 @@
 // - scanRow and summarizeRow on rows built to hit their edge cases: every size from 1 to 70 (tails of the
 //   32-entry blocks), sizes around the AVX-512 form's 128-entry groups and real vocabulary sizes, ties (the first largest entry wins), the maximum first or
 //   last, all-equal rows, signed zeros, NaN and ±inf, and huge finite logits (summarizeRow's log-sum-exp);
-// - topKDense against a sort of the same rows (without NaN, which its callers rule out), plain and with most
-//   entries -inf, for k around the block size, the block count and the row size.
+// - topKDense against a sort of the same rows (without NaN, which its callers rule out), plain, with most
+//   entries -inf and with all but three -inf, for k around the block size, the block count and the row size.
 // test/native/row-scan.test.ts compiles it as shipped (the clone the CPU gets), with the clones removed
 // (the portable code) and as the x86-64-v3 clone alone. Prints the case and failure counts.
 #include <algorithm>
@@ -52,10 +52,18 @@ static std::vector<std::pair<float, int32_t>> referenceRanking(const std::vector
 static int checkTopK(std::vector<float> row, std::mt19937& random, int& cases) {
   int fails = 0;
   const int size = static_cast<int>(row.size());
-  for (int pass = 0; pass < 2; pass++) {
+  for (int pass = 0; pass < 3; pass++) {
     if (pass == 1) {
       for (float& value : row)
         if (random() % 10 != 0) value = -INFINITY;
+    }
+    // Three finite entries at most (a grammar's processed row): fewer blocks with a finite maximum than k,
+    // so the threshold is -inf.
+    if (pass == 2) {
+      const size_t kept[3] = {random() % row.size(), random() % row.size(), random() % row.size()};
+      std::vector<float> few(row.size(), -INFINITY);
+      for (size_t index : kept) few[index] = static_cast<float>(random() % 7) - 3.0f;
+      row = few;
     }
     const auto ranking = referenceRanking(row);
     for (int k : {1, 2, 20, 31, 32, 33, size / 32, size / 32 + 1, size, size + 3}) {
