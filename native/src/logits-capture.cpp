@@ -353,11 +353,11 @@ RowSummary finishSummary(const float* row, int32_t size, const std::vector<float
 #if TESSERA_AVX512_ROW_PASS
 // sum + exp(x - running) for eight lanes, as 2^t with t = (x - running) × log2 e: t = n + f with n = round(t)
 // by vrndscaleps, the degree-5 polynomial of exponent2OfNonPositiveLanes for 2^f, times 2^n (vscalefps of
-// 1, exact; 0 far below the maximum, where the portable lanes clamp at 2^-125) in the fused multiply-add
-// that adds it to the sum. Unclamped, a lane's term is NaN when x is NaN or ±inf, or when x - running
-// overflows to -inf (finite logits more than 3.4e38 apart): -inf gives n = -inf and f = NaN, and NaN × 0 is
-// NaN (vscalefps of the NaN polynomial itself by -inf would give 0). So a finite sum proves the row finite,
-// with no check of its own (summarizeBlocksAvx512).
+// 1, exact) in the fused multiply-add that adds it to the sum. Far below the maximum 2^n is a denormal,
+// which summarizeBlocksAvx512 has flushed to 0 (the portable lanes clamp at 2^-125 instead). Unclamped, a
+// lane's term is NaN when x is NaN or ±inf, or when t overflows to -inf (finite logits more than
+// FLT_MAX / log2 e ≈ 2.4e38 apart): -inf gives n = -inf and f = NaN, and NaN × 0 is NaN (vscalefps of the NaN
+// polynomial itself by -inf would give 0). So a finite sum proves the row finite, with no check of its own.
 TESSERA_AVX512 __attribute__((always_inline)) inline __m256 addExponentAvx512(__m256 sum, __m256 x, __m256 running) {
   const __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, running), _mm256_set1_ps(1.44269504088896341f));
   const __m256 whole = _mm256_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -393,13 +393,19 @@ struct Avx512Sums {
 };
 
 // summarizeRow's whole blocks: false when the sum is not finite, which a row with NaN or ±inf always gives
-// (addExponentAvx512), and finite logits more than 3.4e38 apart as well; the caller then runs the portable
+// (addExponentAvx512), and finite logits more than ~2.4e38 apart as well; the caller then runs the portable
 // form, whose check and clamp sort those out. Without them each eight entries take two operations fewer.
 TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::vector<float>& blockMaxima,
                                           double& sum, float& running) {
   const int32_t blocks = std::max(size, 0) / maximaBlock;
   blockMaxima.resize(static_cast<size_t>(blocks));
   float* maxima = blockMaxima.data();
+  // Flush-to-zero for this pass only (MXCSR is per thread, and restored below; nothing in between throws):
+  // the terms of entries more than ~87 nats below the maximum are denormals, which Intel cores can compute
+  // through microcode assists at ~100 cycles each, and which no sum over a vocabulary can notice. Not
+  // denormals-are-zero: that would change the maxima of rows holding denormal logits.
+  const unsigned int control = _mm_getcsr();
+  _mm_setcsr(control | _MM_FLUSH_ZERO_ON);
   Avx512Sums state;
   for (__m256& lanes : state.sums) lanes = _mm256_setzero_ps();
   state.runningLanes = _mm256_set1_ps(negativeInfinity);
@@ -447,6 +453,7 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
     sum += (static_cast<double>(sumLanes[0][lane]) + sumLanes[1][lane]) +
            (static_cast<double>(sumLanes[2][lane]) + sumLanes[3][lane]);
   }
+  _mm_setcsr(control);
   running = state.running;
   return std::isfinite(sum);
 }

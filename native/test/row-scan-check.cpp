@@ -1,7 +1,9 @@
 // Checks the per-token row passes of logits-capture.cpp against plain reference loops:
 // - scanRow and summarizeRow on rows built to hit their edge cases: every size from 1 to 70 (tails of the
-//   32-entry blocks), sizes around the AVX-512 form's 128-entry groups and real vocabulary sizes, ties (the first largest entry wins), the maximum first or
-//   last, all-equal rows, signed zeros, NaN and ±inf, and huge finite logits (summarizeRow's log-sum-exp);
+//   32-entry blocks), sizes around the AVX-512 form's 128-entry groups and real vocabulary sizes, ties (the
+//   first largest entry wins), the maximum first or last, all-equal rows, signed zeros, NaN and ±inf, huge
+//   finite logits (summarizeRow's log-sum-exp) and denormal ones (the AVX-512 form flushes denormal
+//   results, and restores the thread's MXCSR);
 // - topKDense against a sort of the same rows (without NaN, which its callers rule out), plain, with most
 //   entries -inf and with all but three -inf, for k around the block size, the block count and the row size.
 // test/native/row-scan.test.ts compiles it as shipped (the clone the CPU gets), with the clones removed
@@ -207,6 +209,36 @@ int main() {
         if (summaryFails <= 10)
           std::printf("HUGE FAIL size=%d trial=%d summary=%g alone=%g reference=%g\n", size, trial,
                       static_cast<double>(summary.logSumExp), alone, reference);
+      }
+    }
+  }
+  // Denormal logits: the AVX-512 form flushes denormal results to zero during its pass (MXCSR's FTZ bit),
+  // never the inputs, so a row whose largest entry is a denormal keeps it as maximum and arg-max; and the
+  // thread's MXCSR is as it was afterwards.
+  for (int size : {40, 354, 32000}) {
+    for (int trial = 0; trial < 8; trial++) {
+      std::vector<float> row(static_cast<size_t>(size), trial % 2 == 0 ? 0.0f : -1e-39f);
+      const size_t at = random() % static_cast<unsigned>(size);
+      row[at] = 1e-40f;
+#if defined(__x86_64__)
+      // The default control bits (flush-to-zero off) before the call, and the control bits only after it:
+      // the status flags (the low six) are sticky and any arithmetic sets them.
+      const unsigned int control = 0x1f80u;
+      __builtin_ia32_ldmxcsr(control);
+#endif
+      std::vector<float> blockMaxima;
+      const RowSummary summary = summarizeRow(row.data(), size, blockMaxima);
+      const float dense = logSumExpDense(row.data(), size);
+      bool ok = summary.finite && summary.argmax == static_cast<int32_t>(at) && summary.maximum == 1e-40f &&
+                std::fabs(summary.logSumExp - std::log(static_cast<double>(size))) <= 1e-5 * std::log(static_cast<double>(size)) &&
+                std::fabs(dense - std::log(static_cast<double>(size))) <= 1e-5 * std::log(static_cast<double>(size));
+#if defined(__x86_64__)
+      ok = ok && (__builtin_ia32_stmxcsr() & ~0x3fu) == control;
+#endif
+      summaryCases++;
+      if (!ok) {
+        summaryFails++;
+        if (summaryFails <= 10) std::printf("DENORMAL FAIL size=%d trial=%d argmax=%d\n", size, trial, summary.argmax);
       }
     }
   }
