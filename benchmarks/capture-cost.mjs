@@ -64,7 +64,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 const label = { "top-20": "raw + processed top-20", full: "full" };
 console.log(
-  `${values.model}, ${values.threads} thread${values.threads === "1" ? "" : "s"}, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds)`,
+  `${values.model}, ${Number(values.threads)} thread${Number(values.threads) === 1 ? "" : "s"}, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds)`,
 );
 context.dispose();
 await model[Symbol.asyncDispose]();

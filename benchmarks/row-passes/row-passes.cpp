@@ -3,7 +3,7 @@
 // scanRow (greedy without captures), summarizeRow (scan + log-sum-exp + block maxima: captures, draws,
 // logprobs), topKDense (k = 20, from summarizeRow's block maxima, and alone) and logSumExpDense
 // (temperature draws, prompt logprobs). Rows rotate, so branch predictors do not learn one row. Built and
-// run by benchmarks/row-passes.mjs. Prints medians in µs, and the form of summarizeRow this CPU runs.
+// run by benchmarks/row-passes.mjs. Prints medians in µs, and the form of the passes this CPU runs.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -65,9 +65,9 @@ int main(int argc, char** argv) {
     std::sort(values.begin(), values.end());
     return values[values.size() / 2];
   };
-  std::printf("rows %zu, vocabulary %d: scanRow %.2f us, summarizeRow %.2f us (%s form), topKDense k=20 from its block "
+  std::printf("rows %zu, vocabulary %d, %s form: scanRow %.2f us, summarizeRow %.2f us, topKDense k=20 from its block "
               "maxima %.2f us, alone %.2f us, logSumExpDense %.2f us\n",
-              count, vocab, median(scan), median(summary), summarizeRowForm(), median(topKGiven), median(topKAlone),
+              count, vocab, rowPassForm(), median(scan), median(summary), median(topKGiven), median(topKAlone),
               median(dense));
   return 0;
 }

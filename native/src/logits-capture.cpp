@@ -19,14 +19,14 @@
 #define TESSERA_ROW_PASS
 #endif
 
-// summarizeRow, the pass every capture pays for, also has a hand-written AVX-512 form (AVX512F + VL on
-// eight-lane registers), chosen at load time where the CPU and the OS support it. The clones above are the
-// same vector-extension code compiled three ways; this one is written for the instructions: a rounding
-// instruction and vscalefps build 2^t in two operations where the portable exponential takes five, and the
-// running maximum moves once per four blocks, from their maxima reduced together, instead of once per
-// block after a serial reduction of each (issue 14: on the AMD VM the pass was 3.5% of tiny's decode step,
-// a top-20 capture's whole cost). Define TESSERA_ROW_PASS_NO_AVX512 to leave it out (the tests compile the
-// clones alone that way).
+// The passes every capture pays for (summarizeRow, logSumExpDense, topKDense for k up to 64) also have
+// hand-written AVX-512 forms (AVX512F + VL on eight-lane registers), chosen at load time where the CPU and
+// the OS support them. The clones above are the same vector-extension code compiled three ways; these are
+// written for the instructions: vrndscaleps and vscalefps build 2^t in fewer operations, the running maximum
+// moves once per four blocks, and top-k compresses its candidates in registers instead of branching per
+// block (issue 14: on the AMD VM the passes were a top-20 capture's whole cost, 3.5% of tiny's decode step;
+// docs/native.md, "The row passes in AVX-512"). Define TESSERA_ROW_PASS_NO_AVX512 to leave them out (the
+// tests compile the clones alone that way).
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11 && \
     !defined(TESSERA_ROW_PASS_NO_AVX512)
 #define TESSERA_AVX512_ROW_PASS 1
@@ -381,6 +381,11 @@ struct Avx512Sums {
   float running = negativeInfinity;
   __m256 runningLanes;
 
+  TESSERA_AVX512 __attribute__((always_inline)) bool anyNaN() const {
+    const __m256 total = _mm256_add_ps(_mm256_add_ps(sums[0], sums[1]), _mm256_add_ps(sums[2], sums[3]));
+    return _mm256_cmp_ps_mask(total, total, _CMP_UNORD_Q) != 0;
+  }
+
   // A new running maximum: the sums so far are rescaled to it (0 when there was none).
   TESSERA_AVX512 __attribute__((always_inline)) void raise(float maximum) {
     const float scale =
@@ -433,6 +438,12 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
     if (maximum > state.running) state.raise(maximum);
     for (int index = 0; index < 16; index++)
       state.sums[index & 3] = addExponentAvx512(state.sums[index & 3], values[index], state.runningLanes);
+    // Every 32 groups (4,096 entries), a NaN sum gives up at once: the portable form runs the row anyway, and
+    // logSumExpDense's rows with -inf entries (which count as nothing there) paid for both whole passes.
+    if ((at & 127) == 124 && state.anyNaN()) {
+      _mm_setcsr(control);
+      return false;
+    }
   }
   // The last whole blocks, one at a time.
   for (; at < blocks; at++) {
@@ -485,7 +496,7 @@ float logSumExpDense(const float* row, int32_t size) {
   return logSumExpWithMaximum(row, size, maximumOf(row, size));
 }
 
-const char* summarizeRowForm() {
+const char* rowPassForm() {
 #if TESSERA_AVX512_ROW_PASS
   if (avx512RowPass) return "avx512";
 #endif

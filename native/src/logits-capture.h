@@ -56,9 +56,10 @@ struct RowSummary {
   float logSumExp;
 };
 RowSummary summarizeRow(const float* row, int32_t size, std::vector<float>& blockMaxima);
-// Which form of summarizeRow this process runs: "avx512" (the hand-written AVX-512 one, on x86-64 CPUs
-// with AVX512F and VL) or "vector-extensions" (the clones, or the portable code).
-const char* summarizeRowForm();
+// Which form of the row passes (summarizeRow, logSumExpDense, topKDense up to k = 64) this process runs:
+// "avx512" (the hand-written AVX-512 ones, on x86-64 CPUs with AVX512F and VL) or "vector-extensions" (the
+// clones, or the portable code). Chosen during static initialization; nothing calls the passes before.
+const char* rowPassForm();
 // Index of the first largest entry (what llama.cpp's greedy sampler picks).
 int32_t argMaxDense(const float* row, int32_t size);
 
