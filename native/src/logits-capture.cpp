@@ -147,7 +147,6 @@ class TopKHeap {
 };
 }  // namespace
 
-
 // 2^t for t <= 0, eight lanes: fewer operations than exponentOfNonPositiveLanes, which these passes are
 // bound by (they issue floating-point operations on every port each cycle; nothing waits on memory).
 // Rounding by the 1.5 × 2^23 trick leaves round(t) in the low mantissa bits, so shifting those bits into the
@@ -314,15 +313,14 @@ bool betterCandidate(const std::pair<float, int32_t>& a, const std::pair<float, 
 }  // namespace
 
 namespace {
-// What both forms of summarizeRow do after their vector loop: the entries after the last whole block, the
-// log-sum-exp, and the first arg-max (in the first block whose maximum it is, or else in the tail).
-// checkTotal is 0 for a finite row so far (NaN otherwise); sum is of exp(x - running) over the blocks.
-RowSummary finishSummary(const float* row, int32_t size, const std::vector<float>& blockMaxima, float checkTotal,
-                         double sum, float running) {
-  const int32_t blocks = static_cast<int32_t>(blockMaxima.size());
+// What every form of the log-sum-exp passes does after its vector loop: the entries after the last whole
+// block, and the log-sum-exp. checkTotal is 0 for a finite row so far (NaN otherwise); sum is of
+// exp(x - running) over the blocks. The arg-max is left at 0: only summarizeRow looks for it (firstArgmax),
+// and logSumExpDense, on every token of a temperature draw, does not pay for that scan.
+RowSummary finishLogSumExp(const float* row, int32_t size, int32_t blocks, float checkTotal, double sum,
+                           float running) {
   float total = checkTotal;
-  const int32_t tail = blocks * maximaBlock;
-  for (int32_t index = tail; index < size; index++) {
+  for (int32_t index = blocks * maximaBlock; index < size; index++) {
     const float value = row[index];
     total += value * 0.0f;
     if (value > running) {
@@ -332,17 +330,26 @@ RowSummary finishSummary(const float* row, int32_t size, const std::vector<float
     sum += std::exp(static_cast<double>(value) - running);
   }
   RowSummary summary{total == 0.0f, running, 0, negativeInfinity};
-  if (!summary.finite || running == negativeInfinity) return summary;
-  summary.logSumExp = running + static_cast<float>(std::log(sum));
-  int32_t from = tail;
+  if (summary.finite && running != negativeInfinity) summary.logSumExp = running + static_cast<float>(std::log(sum));
+  return summary;
+}
+
+// summarizeRow's ending: the log-sum-exp, and the first arg-max (in the first block whose maximum it is, or
+// else in the tail).
+RowSummary finishSummary(const float* row, int32_t size, const std::vector<float>& blockMaxima, float checkTotal,
+                         double sum, float running) {
+  const int32_t blocks = static_cast<int32_t>(blockMaxima.size());
+  RowSummary summary = finishLogSumExp(row, size, blocks, checkTotal, sum, running);
+  if (!summary.finite || summary.maximum == negativeInfinity) return summary;
+  int32_t from = blocks * maximaBlock;
   for (int32_t at = 0; at < blocks; at++) {
-    if (blockMaxima[static_cast<size_t>(at)] == running) {
+    if (blockMaxima[static_cast<size_t>(at)] == summary.maximum) {
       from = at * maximaBlock;
       break;
     }
   }
   for (int32_t index = from; index < size; index++) {
-    if (row[index] == running) {
+    if (row[index] == summary.maximum) {
       summary.argmax = index;
       break;
     }
@@ -395,7 +402,19 @@ struct Avx512Sums {
     running = maximum;
     runningLanes = _mm256_set1_ps(maximum);
   }
+
+  // The terms of `count` loaded vectors (whole blocks), four sums in turn so that the multiply-adds overlap.
+  TESSERA_AVX512 __attribute__((always_inline)) void add(const __m256* values, int count) {
+    for (int index = 0; index < count; index++)
+      sums[index & 3] = addExponentAvx512(sums[index & 3], values[index], runningLanes);
+  }
 };
+
+// One 32-entry block's four vectors, and their lane maxima.
+TESSERA_AVX512 __attribute__((always_inline)) inline __m256 loadBlockAvx512(const float* block, __m256* values) {
+  for (int index = 0; index < 4; index++) values[index] = _mm256_loadu_ps(block + 8 * index);
+  return _mm256_max_ps(_mm256_max_ps(values[0], values[1]), _mm256_max_ps(values[2], values[3]));
+}
 
 // summarizeRow's whole blocks: false when the sum is not finite, which a row with NaN or ±inf always gives
 // (addExponentAvx512), and finite logits more than ~2.4e38 apart as well; the caller then runs the portable
@@ -406,9 +425,10 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
   blockMaxima.resize(static_cast<size_t>(blocks));
   float* maxima = blockMaxima.data();
   // Flush-to-zero for this pass only (MXCSR is per thread, and restored below; nothing in between throws):
-  // the terms of entries more than ~87 nats below the maximum are denormals, which Intel cores can compute
-  // through microcode assists at ~100 cycles each, and which no sum over a vocabulary can notice. Not
-  // denormals-are-zero: that would change the maxima of rows holding denormal logits.
+  // the terms of entries more than ~87 nats below the maximum are denormals, which Intel's documentation says
+  // its cores may compute through microcode assists (not measured: only an AMD core was at hand), and which
+  // no sum over a vocabulary can notice. Not denormals-are-zero: that would change the maxima of rows holding
+  // denormal logits.
   const unsigned int control = _mm_getcsr();
   _mm_setcsr(control | _MM_FLUSH_ZERO_ON);
   Avx512Sums state;
@@ -420,12 +440,8 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
   for (; at + 4 <= blocks; at += 4) {
     const float* group = row + static_cast<size_t>(at) * maximaBlock;
     __m256 values[16];
-    for (int index = 0; index < 16; index++) values[index] = _mm256_loadu_ps(group + 8 * index);
     __m256 lanes[4];
-    for (int block = 0; block < 4; block++) {
-      const __m256* v = values + 4 * block;
-      lanes[block] = _mm256_max_ps(_mm256_max_ps(v[0], v[1]), _mm256_max_ps(v[2], v[3]));
-    }
+    for (int block = 0; block < 4; block++) lanes[block] = loadBlockAvx512(group + maximaBlock * block, values + 4 * block);
     // Per 128-bit half: [b0 (0,2), b1 (0,2), b0 (1,3), b1 (1,3)] and the same for blocks 2 and 3, then
     // [b0, b1, b2, b3] of that half's lanes; the two halves' maxima are the four blocks'.
     const __m256 first = _mm256_max_ps(_mm256_unpacklo_ps(lanes[0], lanes[1]), _mm256_unpackhi_ps(lanes[0], lanes[1]));
@@ -436,8 +452,7 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
     _mm_storeu_ps(maxima + at, four);
     const float maximum = largestLane(four);
     if (maximum > state.running) state.raise(maximum);
-    for (int index = 0; index < 16; index++)
-      state.sums[index & 3] = addExponentAvx512(state.sums[index & 3], values[index], state.runningLanes);
+    state.add(values, 16);
     // Every 32 groups (4,096 entries), a NaN sum gives up at once: the portable form runs the row anyway, and
     // logSumExpDense's rows with -inf entries (which count as nothing there) paid for both whole passes.
     if ((at & 127) == 124 && state.anyNaN()) {
@@ -447,15 +462,12 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
   }
   // The last whole blocks, one at a time.
   for (; at < blocks; at++) {
-    const float* block = row + static_cast<size_t>(at) * maximaBlock;
     __m256 values[4];
-    for (int index = 0; index < 4; index++) values[index] = _mm256_loadu_ps(block + 8 * index);
-    const __m256 lanes = _mm256_max_ps(_mm256_max_ps(values[0], values[1]), _mm256_max_ps(values[2], values[3]));
+    const __m256 lanes = loadBlockAvx512(row + static_cast<size_t>(at) * maximaBlock, values);
     const float maximum = largestLane(_mm_max_ps(_mm256_castps256_ps128(lanes), _mm256_extractf128_ps(lanes, 1)));
     maxima[at] = maximum;
     if (maximum > state.running) state.raise(maximum);
-    for (int index = 0; index < 4; index++)
-      state.sums[index] = addExponentAvx512(state.sums[index], values[index], state.runningLanes);
+    state.add(values, 4);
   }
   alignas(32) float sumLanes[4][8];
   for (int lane = 0; lane < 4; lane++) _mm256_store_ps(sumLanes[lane], state.sums[lane]);
@@ -488,7 +500,8 @@ float logSumExpDense(const float* row, int32_t size) {
     double sum;
     float running;
     if (summarizeBlocksAvx512(row, size, blockMaxima, sum, running)) {
-      const RowSummary summary = finishSummary(row, size, blockMaxima, 0.0f, sum, running);
+      const RowSummary summary =
+          finishLogSumExp(row, size, static_cast<int32_t>(blockMaxima.size()), 0.0f, sum, running);
       if (summary.finite) return summary.logSumExp;
     }
   }

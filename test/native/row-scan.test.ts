@@ -1,6 +1,6 @@
 // The per-token row passes (scanRow, summarizeRow, topKDense) against reference loops on edge-case rows
 // (native/test/row-scan-check.cpp), compiled as shipped (the clone the CPU gets at load time: x86-64-v4 on
-// an AVX-512 CPU, v3 on AVX2, and summarizeRow's hand-written AVX-512 form where AVX512F and VL are there),
+// an AVX-512 CPU, v3 on AVX2, and the hand-written AVX-512 forms where AVX512F and VL are there),
 // as the v3 clone alone, and with the clones removed (the portable code every other machine runs); the
 // last two without the AVX-512 form, so that its fallback is checked on its own too.
 import { execFileSync } from "node:child_process";
@@ -72,7 +72,7 @@ function variant(name: string, attribute: string): string {
 }
 
 const cpuFlags = existsSync("/proc/cpuinfo") ? readFileSync("/proc/cpuinfo", "utf8") : "";
-// The form summarizeRow takes as shipped: the AVX-512 one where it is compiled in (GCC 11 or later on x86-64
+// The form the row passes take as shipped: the AVX-512 one where it is compiled in (GCC 11 or later on x86-64
 // Linux, as the clones) and the CPU has AVX512F and VL.
 const shippedForm =
   process.platform === "linux" &&
