@@ -216,6 +216,64 @@ int main() {
       }
     }
   }
+  // logSumExpDense on rows with many -inf entries (a processed row after a grammar, top-k or a logit bias):
+  // whole leading groups of them, only the tail, all but one entry (in a block or the tail), every other
+  // entry, all; and NaN or +inf among them. The AVX-512 form counts -inf as nothing itself (a clamp) and
+  // gives NaN and +inf rows to the portable passes (NaN for both), in every case with the thread's MXCSR as
+  // before (the rows of 4,096 entries and more cover where a pass would give up early).
+  for (int size : {31, 33, 200, 4096, 4100, 32000, 32003}) {
+    for (int pattern = 0; pattern < 8; pattern++) {
+      for (int trial = 0; trial < 4; trial++) {
+        std::vector<float> row(static_cast<size_t>(size));
+        for (float& value : row) value = normal(random);
+        const size_t count = row.size();
+        const auto at = [&] { return static_cast<size_t>(random() % static_cast<unsigned>(size)); };
+        if (pattern == 0)
+          for (size_t index = 0; index < std::min<size_t>(count, 4096); index++) row[index] = -INFINITY;
+        if (pattern == 1)
+          for (size_t index = count / 32 * 32; index < count; index++) row[index] = -INFINITY;
+        if (pattern == 2 || pattern == 3) {
+          const size_t kept = pattern == 2 ? at() : count - 1;
+          for (size_t index = 0; index < count; index++)
+            if (index != kept) row[index] = -INFINITY;
+        }
+        if (pattern == 4)
+          for (size_t index = 0; index < count; index += 2) row[index] = -INFINITY;
+        if (pattern == 5) std::fill(row.begin(), row.end(), -INFINITY);
+        if (pattern == 6 || pattern == 7) {
+          for (size_t index = 0; index < count; index++)
+            if (random() % 4 != 0) row[index] = -INFINITY;
+          row[at()] = pattern == 6 ? NAN : INFINITY;
+        }
+#if defined(__x86_64__)
+        const unsigned int control = 0x1f80u;
+        __builtin_ia32_ldmxcsr(control);
+#endif
+        const double dense = logSumExpDense(row.data(), size);
+        bool ok;
+        if (pattern >= 6) {
+          ok = std::isnan(dense);
+        } else {
+          const bool allNegativeInfinity =
+              std::all_of(row.begin(), row.end(), [](float value) { return value == -INFINITY; });
+          const double reference = allNegativeInfinity ? -INFINITY : referenceLogSumExp(row);
+          ok = reference == -INFINITY ? dense == -INFINITY
+                                      : std::fabs(dense - reference) <= 1e-5 * std::max(1.0, std::fabs(reference));
+        }
+        // summarizeRow calls each of these rows not finite (but for a tail-only pattern without a tail).
+        std::vector<float> blockMaxima;
+        ok = ok && summarizeRow(row.data(), size, blockMaxima).finite == referenceFinite(row);
+#if defined(__x86_64__)
+        ok = ok && (__builtin_ia32_stmxcsr() & ~0x3fu) == control;
+#endif
+        summaryCases++;
+        if (!ok) {
+          summaryFails++;
+          if (summaryFails <= 10) std::printf("MINUS-INF FAIL size=%d pattern=%d dense=%g\n", size, pattern, dense);
+        }
+      }
+    }
+  }
   // Denormal logits: the AVX-512 form flushes denormal results to zero during its pass (MXCSR's FTZ bit),
   // never the inputs, so a row whose largest entry is a denormal keeps it as maximum and arg-max; and the
   // thread's MXCSR is as it was afterwards.
