@@ -313,22 +313,16 @@ bool betterCandidate(const std::pair<float, int32_t>& a, const std::pair<float, 
 }  // namespace
 
 namespace {
-// What a row's -inf entries are to a pass: the row is not finite (summarizeRow: a raw row, whose caller
-// fails the generation), or they are terms of 0 (logSumExpDense: a processed row's removed tokens).
-enum class MinusInfinity { notFinite, countsNothing };
-
 // What summarizeRow's forms and logSumExpDense's AVX-512 form do after their vector loop: the entries after
-// the last whole block, and the log-sum-exp (-inf when every entry is -inf). checkTotal is 0 for a finite
-// row so far (NaN otherwise); sum is of exp(x - running) over the blocks. The arg-max is left at 0:
-// finishSummary looks for it, and logSumExpDense, on every token of a temperature draw, does not pay for
-// that scan.
-template <MinusInfinity minusInfinity>
+// the last whole block, and the log-sum-exp. checkTotal is 0 for a finite row so far (NaN otherwise); sum
+// is of exp(x - running) over the blocks. The arg-max is left at 0: finishSummary looks for it, and
+// logSumExpDense, on every token of a temperature draw, does not pay for that scan. A finite row's running
+// maximum is finite, or -inf for an empty row, whose log-sum-exp comes out as -inf + log(0) = -inf.
 RowSummary finishLogSumExp(const float* row, int32_t size, int32_t blocks, float checkTotal, double sum,
                            float running) {
   float total = checkTotal;
   for (int32_t index = blocks * maximaBlock; index < size; index++) {
     const float value = row[index];
-    if (minusInfinity == MinusInfinity::countsNothing && value == negativeInfinity) continue;
     total += value * 0.0f;
     if (value > running) {
       sum = running == negativeInfinity ? 0.0 : sum * std::exp(static_cast<double>(running) - value);
@@ -337,7 +331,7 @@ RowSummary finishLogSumExp(const float* row, int32_t size, int32_t blocks, float
     sum += std::exp(static_cast<double>(value) - running);
   }
   RowSummary summary{total == 0.0f, running, 0, negativeInfinity};
-  if (summary.finite && running != negativeInfinity) summary.logSumExp = running + static_cast<float>(std::log(sum));
+  if (summary.finite) summary.logSumExp = running + static_cast<float>(std::log(sum));
   return summary;
 }
 
@@ -346,8 +340,8 @@ RowSummary finishLogSumExp(const float* row, int32_t size, int32_t blocks, float
 RowSummary finishSummary(const float* row, int32_t size, const std::vector<float>& blockMaxima, float checkTotal,
                          double sum, float running) {
   const int32_t blocks = static_cast<int32_t>(blockMaxima.size());
-  RowSummary summary = finishLogSumExp<MinusInfinity::notFinite>(row, size, blocks, checkTotal, sum, running);
-  // A finite row's maximum is finite (or the row is empty, where neither loop below runs).
+  RowSummary summary = finishLogSumExp(row, size, blocks, checkTotal, sum, running);
+  // (An empty row has no entry to look for: neither loop below runs.)
   if (!summary.finite) return summary;
   int32_t from = blocks * maximaBlock;
   for (int32_t at = 0; at < blocks; at++) {
@@ -373,13 +367,8 @@ RowSummary finishSummary(const float* row, int32_t size, const std::vector<float
 // lane's term is NaN when x is NaN or ±inf, or when t overflows to -inf (finite logits more than
 // FLT_MAX / log2 e ≈ 2.4e38 apart): -inf gives n = -inf and f = NaN, and NaN × 0 is NaN (vscalefps of the NaN
 // polynomial itself by -inf would give 0). So a finite sum proves the row finite, with no check of its own.
-// Where -inf counts as nothing, t is clamped at -150 first, one operation more: 2^-150 flushes to 0. The
-// clamp is the first operand of vmaxps, which returns its second when either is NaN, so NaN stays NaN, and
-// +inf does too (it is the running maximum then, and inf - inf is NaN).
-template <MinusInfinity minusInfinity>
 TESSERA_AVX512 __attribute__((always_inline)) inline __m256 addExponentAvx512(__m256 sum, __m256 x, __m256 running) {
-  __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, running), _mm256_set1_ps(1.44269504088896341f));
-  if (minusInfinity == MinusInfinity::countsNothing) t = _mm256_max_ps(_mm256_set1_ps(-150.0f), t);
+  const __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, running), _mm256_set1_ps(1.44269504088896341f));
   const __m256 whole = _mm256_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m256 f = _mm256_sub_ps(t, whole);
   __m256 power = _mm256_fmadd_ps(_mm256_set1_ps(0.00133953f), f, _mm256_set1_ps(0.00967077f));
@@ -396,12 +385,9 @@ TESSERA_AVX512 __attribute__((always_inline)) inline float largestLane(__m128 la
   return _mm_cvtss_f32(_mm_max_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
 }
 
-template <MinusInfinity minusInfinity>
 struct Avx512Sums {
   __m256 sums[4];
   float running = negativeInfinity;
-  // Until a block has a finite maximum, -FLT_MAX, so that x - running is -inf (not NaN) for x = -inf, which
-  // the clamp turns into a term of 0; the scalar running maximum stays -inf until then.
   __m256 runningLanes;
 
   TESSERA_AVX512 __attribute__((always_inline)) bool anyNaN() const {
@@ -422,7 +408,7 @@ struct Avx512Sums {
   // The terms of `count` loaded vectors (whole blocks), four sums in turn so that the multiply-adds overlap.
   TESSERA_AVX512 __attribute__((always_inline)) void add(const __m256* values, int count) {
     for (int index = 0; index < count; index++)
-      sums[index & 3] = addExponentAvx512<minusInfinity>(sums[index & 3], values[index], runningLanes);
+      sums[index & 3] = addExponentAvx512(sums[index & 3], values[index], runningLanes);
   }
 };
 
@@ -432,11 +418,9 @@ TESSERA_AVX512 __attribute__((always_inline)) inline __m256 loadBlockAvx512(cons
   return _mm256_max_ps(_mm256_max_ps(values[0], values[1]), _mm256_max_ps(values[2], values[3]));
 }
 
-// The whole blocks of summarizeRow and logSumExpDense: false when the sum is not finite, which a row with NaN
-// or +inf always gives (addExponentAvx512), one with -inf too unless it counts as nothing, and finite logits
-// more than ~2.4e38 apart as well; the caller then runs the portable form, whose check and clamp sort those
-// out. Without them each eight entries take two operations fewer.
-template <MinusInfinity minusInfinity>
+// summarizeRow's whole blocks: false when the sum is not finite, which a row with NaN or ±inf always gives
+// (addExponentAvx512), and finite logits more than ~2.4e38 apart as well; the caller then runs the portable
+// form, whose check and clamp sort those out. Without them each eight entries take two operations fewer.
 TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::vector<float>& blockMaxima,
                                           double& sum, float& running) {
   const int32_t blocks = std::max(size, 0) / maximaBlock;
@@ -449,9 +433,9 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
   // denormal logits.
   const unsigned int control = _mm_getcsr();
   _mm_setcsr(control | _MM_FLUSH_ZERO_ON);
-  Avx512Sums<minusInfinity> state;
+  Avx512Sums state;
   for (__m256& lanes : state.sums) lanes = _mm256_setzero_ps();
-  state.runningLanes = _mm256_set1_ps(-std::numeric_limits<float>::max());
+  state.runningLanes = _mm256_set1_ps(negativeInfinity);
   int32_t at = 0;
   // Four blocks (128 entries, sixteen registers) at a time: their lane maxima reduced to the four block
   // maxima together (two unpacks, two shuffles, one extract), one compare with the running maximum per group.
@@ -471,8 +455,8 @@ TESSERA_AVX512 bool summarizeBlocksAvx512(const float* row, int32_t size, std::v
     const float maximum = largestLane(four);
     if (maximum > state.running) state.raise(maximum);
     state.add(values, 16);
-    // Every 32 groups (4,096 entries), a NaN sum gives up at once: logSumExpDense's rows with -inf entries
-    // then take the pass that counts them as nothing without paying for this one in full.
+    // Every 32 groups (4,096 entries), a NaN sum gives up at once: the portable form runs the row anyway, and
+    // logSumExpDense's rows with -inf entries (which count as nothing there) paid for both whole passes.
     if ((at & 127) == 124 && state.anyNaN()) {
       _mm_setcsr(control);
       return false;
@@ -511,27 +495,25 @@ const bool avx512RowPass = detectAvx512RowPass();
 
 float logSumExpDense(const float* row, int32_t size) {
 #if TESSERA_AVX512_ROW_PASS
-  // The AVX-512 pass (a temperature draw's row, a prompt token's logprob). Its form that counts -inf entries
-  // as nothing clamps every term, which made finite rows 1.2x slower (5.0 -> 6.1 us per 32k row), so it runs
-  // only for a row the finite form gave up on (a processed row after a grammar or a bias); a row with NaN or
-  // +inf ends in the portable passes.
+  // The AVX-512 pass where it proves the row finite (a temperature draw's row, a prompt token's logprob); a
+  // row with -inf entries (which count as nothing here) or NaN takes the portable passes.
   if (avx512RowPass) {
     thread_local std::vector<float> blockMaxima;
     double sum;
     float running;
-    if (summarizeBlocksAvx512<MinusInfinity::notFinite>(row, size, blockMaxima, sum, running)) {
-      const RowSummary summary = finishLogSumExp<MinusInfinity::notFinite>(
-          row, size, static_cast<int32_t>(blockMaxima.size()), 0.0f, sum, running);
-      if (summary.finite) return summary.logSumExp;
-    }
-    if (summarizeBlocksAvx512<MinusInfinity::countsNothing>(row, size, blockMaxima, sum, running)) {
-      const RowSummary summary = finishLogSumExp<MinusInfinity::countsNothing>(
-          row, size, static_cast<int32_t>(blockMaxima.size()), 0.0f, sum, running);
+    if (summarizeBlocksAvx512(row, size, blockMaxima, sum, running)) {
+      const RowSummary summary =
+          finishLogSumExp(row, size, static_cast<int32_t>(blockMaxima.size()), 0.0f, sum, running);
       if (summary.finite) return summary.logSumExp;
     }
   }
 #endif
-  return logSumExpWithMaximum(row, size, maximumOf(row, size));
+  const float maximum = maximumOf(row, size);
+  // maximumOf passes over NaN, so a row of NaN and -inf alone has a maximum of -inf, and would have a
+  // log-sum-exp of -inf, where any NaN makes it NaN.
+  if (maximum == negativeInfinity && std::any_of(row, row + std::max(size, 0), [](float value) { return std::isnan(value); }))
+    return std::numeric_limits<float>::quiet_NaN();
+  return logSumExpWithMaximum(row, size, maximum);
 }
 
 const char* rowPassForm() {
@@ -546,7 +528,7 @@ TESSERA_ROW_PASS RowSummary summarizeRow(const float* row, int32_t size, std::ve
   if (avx512RowPass) {
     double sum;
     float running;
-    if (summarizeBlocksAvx512<MinusInfinity::notFinite>(row, size, blockMaxima, sum, running))
+    if (summarizeBlocksAvx512(row, size, blockMaxima, sum, running))
       return finishSummary(row, size, blockMaxima, 0.0f, sum, running);
   }
 #endif

@@ -21,7 +21,8 @@ struct TopKCapture {
   float logSumExp = 0;          // over the whole vector, so logprob = logit - logSumExp exactly
 };
 
-// log(sum(exp(x))) over a dense row, in double for exactness; -inf entries contribute nothing.
+// log(sum(exp(x))) over a dense row, in double for exactness; -inf entries contribute nothing (-inf when
+// all are -inf), and a NaN or +inf entry makes it NaN.
 float logSumExpDense(const float* row, int32_t size);
 // The same with the row's maximum already known (from scanRow): one pass instead of two.
 float logSumExpWithMaximum(const float* row, int32_t size, float maximum);

@@ -216,13 +216,13 @@ int main() {
       }
     }
   }
-  // logSumExpDense on rows with many -inf entries (a processed row after a grammar, top-k or a logit bias):
-  // whole leading groups of them, only the tail, all but one entry (in a block or the tail), every other
-  // entry, all; and NaN or +inf among them. The AVX-512 form counts -inf as nothing itself (a clamp) and
-  // gives NaN and +inf rows to the portable passes (NaN for both), in every case with the thread's MXCSR as
-  // before (the rows of 4,096 entries and more cover where a pass would give up early).
+  // logSumExpDense on rows with many -inf entries (a model's raw prompt row): whole leading groups of them,
+  // only the tail, all but one entry (in a block or the tail), every other entry, all; and NaN or +inf
+  // among them, or alone among -inf (NaN for both: maximumOf passes over NaN, and a row of NaN and -inf
+  // alone gave -inf). The AVX-512 form gives all of them to the portable passes, with the thread's MXCSR as
+  // before (the rows of 4,096 entries and more cover where the pass gives up early).
   for (int size : {31, 33, 200, 4096, 4100, 32000, 32003}) {
-    for (int pattern = 0; pattern < 8; pattern++) {
+    for (int pattern = 0; pattern < 10; pattern++) {
       for (int trial = 0; trial < 4; trial++) {
         std::vector<float> row(static_cast<size_t>(size));
         for (float& value : row) value = normal(random);
@@ -245,13 +245,17 @@ int main() {
             if (random() % 4 != 0) row[index] = -INFINITY;
           row[at()] = pattern == 6 ? NAN : INFINITY;
         }
+        if (pattern == 8 || pattern == 9) {
+          std::fill(row.begin(), row.end(), -INFINITY);
+          row[at()] = pattern == 8 ? NAN : INFINITY;
+        }
 #if defined(__x86_64__)
         const unsigned int control = 0x1f80u;
         __builtin_ia32_ldmxcsr(control);
 #endif
         const double dense = logSumExpDense(row.data(), size);
         bool ok;
-        if (pattern >= 6) {
+        if (pattern >= 6) {  // NaN or +inf in the row
           ok = std::isnan(dense);
         } else {
           const bool allNegativeInfinity =
