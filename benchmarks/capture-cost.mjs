@@ -1,8 +1,13 @@
 // Decode speed with logits captures against none, in one process and one context: each round decodes the
 // same greedy generation with captures off, raw + processed top-20, and raw + processed full vectors (in
 // alternating order), and the per-round ratios' medians are printed. Run after `npm run build`:
-//   node benchmarks/capture-cost.mjs [--model tiny] [--threads 1] [--rounds 15] [--tokens 256] [--modes off,top-20,full]
+//   node [--expose-gc] benchmarks/capture-cost.mjs [--model tiny] [--threads 1] [--rounds 15] [--tokens 256]
+//     [--modes off,top-20,full] [--keep-batches] [--collect-between]
 // --modes picks the modes that take turns (off first, always); fewer modes make more rounds per minute.
+// --keep-batches holds each generation's batches (and so its full rows) until it ends, as a thunk's logits
+// trace does; without it each batch is garbage once read, and its rows go back to the context's pool at the
+// next collection. --collect-between (needs node --expose-gc) runs a full collection after each generation,
+// outside the timed decode, so the kept rows are back in the pool before the next one starts.
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
 import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
 
@@ -12,7 +17,12 @@ const values = parseBenchArguments("capture-cost", {
   tokens: { type: "string", default: "256" },
   threads: { type: "string", default: "1" },
   modes: { type: "string", default: "off,top-20,full" },
+  "keep-batches": { type: "boolean", default: false },
+  "collect-between": { type: "boolean", default: false },
 });
+if (values["collect-between"] && typeof globalThis.gc !== "function") {
+  failArgument("capture-cost", "--collect-between needs node's --expose-gc: node --expose-gc benchmarks/capture-cost.mjs ...");
+}
 for (const [flag, least] of [
   ["rounds", 1],
   ["tokens", 2],
@@ -53,18 +63,21 @@ for (let round = 0; round < Number(values.rounds); round++) {
       reusePrefix: false,
       ...modes[mode],
     });
-    for await (const _ of stream.batches()) {
-      // read every batch
+    const kept = [];
+    for await (const batch of stream.batches()) {
+      if (values["keep-batches"]) kept.push(batch);
     }
     const result = await stream.result;
     rate[mode] = ((result.generatedTokens - 1) * 1000) / result.timings.decodeMs;
+    kept.length = 0;
+    if (values["collect-between"]) globalThis.gc();
   }
   for (const mode of compared) ratios[mode].push(rate[mode] / rate.off);
 }
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 const label = { "top-20": "raw + processed top-20", full: "full" };
 console.log(
-  `${values.model}, ${Number(values.threads)} thread${Number(values.threads) === 1 ? "" : "s"}, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds)`,
+  `${values.model}, ${Number(values.threads)} thread${Number(values.threads) === 1 ? "" : "s"}, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds${values["keep-batches"] ? ", batches kept until each generation ends" : ""}${values["collect-between"] ? ", a collection between generations" : ""})`,
 );
 context.dispose();
 await model[Symbol.asyncDispose]();
