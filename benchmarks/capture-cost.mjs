@@ -21,7 +21,10 @@ const values = parseBenchArguments("capture-cost", {
   "collect-between": { type: "boolean", default: false },
 });
 if (values["collect-between"] && typeof globalThis.gc !== "function") {
-  failArgument("capture-cost", "--collect-between needs node's --expose-gc: node --expose-gc benchmarks/capture-cost.mjs ...");
+  failArgument(
+    "capture-cost",
+    "--collect-between needs node's --expose-gc: node --expose-gc benchmarks/capture-cost.mjs ...",
+  );
 }
 for (const [flag, least] of [
   ["rounds", 1],

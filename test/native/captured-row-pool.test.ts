@@ -2,8 +2,9 @@
 // (native/src/row-pool.h): a row comes back when the garbage collector frees its Float32Array and later
 // tokens reuse it. A row the caller still holds must never be reused or freed, even after the context and
 // the model are disposed; the pool must keep no more than its 64 MiB.
-import { runInNewContext } from "node:vm";
+
 import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
@@ -80,7 +81,9 @@ describe("the pool of full-capture rows", () => {
     await drain(fullGreedy(40), model.tokenize("Once upon a time"));
     await drain(fullGreedy(40, { temperature: 0.9, seed: 4, logits: "full" }), model.tokenize("A river"));
     await collect();
-    kept.forEach((row, index) => expect(Array.from(row)).toEqual(copies[index]));
+    kept.forEach((row, index) => {
+      expect(Array.from(row)).toEqual(copies[index]);
+    });
   });
 
   it("keeps a held row readable after its context and model are disposed", async () => {
@@ -93,7 +96,9 @@ describe("the pool of full-capture rows", () => {
     ownContext.dispose();
     await own.dispose();
     await collect();
-    rows.forEach((row, index) => expect(Array.from(row)).toEqual(copies[index]));
+    rows.forEach((row, index) => {
+      expect(Array.from(row)).toEqual(copies[index]);
+    });
     // Letting them go now returns them to a pool whose context is gone: freed, no crash.
     rows.length = 0;
     await collect();

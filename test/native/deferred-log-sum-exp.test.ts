@@ -14,11 +14,14 @@ describe("the log-sum-exp of a full greedy capture, computed by the pull", () =>
   let model: LlamaModel;
   let context: LlamaContext;
   let prompt: Int32Array;
+  // The reference: a top-k capture's log-sum-exp and logprob are computed on the decode thread.
+  let reference: TokenEvent[];
   beforeAll(async () => {
     ({ model, context, prompt } = await openTinyContext(
       { contextSize: 512, threads: 1 },
       "The quick brown fox jumps over the lazy dog",
     ));
+    reference = await events({ rawLogits: 4, logits: 4, queueCapacity: 5 });
   });
   afterAll(() => model.dispose());
 
@@ -34,12 +37,6 @@ describe("the log-sum-exp of a full greedy capture, computed by the pull", () =>
     }
     return collected;
   }
-
-  // The reference: a top-k capture's log-sum-exp and logprob are computed on the decode thread.
-  let reference: TokenEvent[];
-  beforeAll(async () => {
-    reference = await events({ rawLogits: 4, logits: 4, queueCapacity: 5 });
-  });
 
   for (const [name, options] of [
     ["raw full", { rawLogits: "full" }],

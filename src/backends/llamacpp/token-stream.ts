@@ -283,7 +283,11 @@ export class TokenStream implements AsyncIterable<TokenEvent> {
   #pullError(error: unknown): NativeDecodeError {
     const code = (error as { code?: unknown } | null)?.code;
     const message = error instanceof Error ? error.message : String(error);
-    return new NativeDecodeError(typeof code === "string" ? code : "ERR_NATIVE_EXCEPTION", message, this.#text);
+    return new NativeDecodeError(
+      typeof code === "string" ? code : "ERR_NATIVE_EXCEPTION",
+      message,
+      this.#text,
+    );
   }
 
   #pull(job: NativeDecodeJob): Promise<NativeEventBatch> {
