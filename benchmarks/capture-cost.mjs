@@ -2,13 +2,16 @@
 // same greedy generation with captures off, raw + processed top-20, and raw + processed full vectors (in
 // alternating order), and the per-round ratios' medians are printed. Run after `npm run build`:
 //   node [--expose-gc] benchmarks/capture-cost.mjs [--model tiny] [--threads 1] [--rounds 15] [--tokens 256]
-//     [--modes off,top-20,full] [--keep-batches] [--collect-between]
+//     [--modes off,top-20,full] [--keep-batches] [--collect-between] [--release-rows]
 // --modes picks the modes that take turns (off first, always); fewer modes make more rounds per minute.
 // --keep-batches holds each generation's batches (and so its full rows) until it ends, as a thunk's logits
 // trace does; without it each batch is garbage once read, and its rows go back to the context's pool at the
 // next collection. --collect-between (needs node --expose-gc) runs a full collection after each generation,
 // outside the timed decode, so the kept rows are back in the pool before the next one starts.
+// --release-rows gives each generation's kept rows back with releaseLogitsRows after it ends (also outside
+// the timed decode), as a caller done with them would.
 import { loadLlamaModel } from "../dist/backends/llamacpp/llama-model.js";
+import { releaseLogitsRows } from "../dist/backends/llamacpp/release-logits-rows.js";
 import { failArgument, parseBenchArguments, resolveBenchModel } from "./lib/bench-arguments.mjs";
 
 const values = parseBenchArguments("capture-cost", {
@@ -19,7 +22,11 @@ const values = parseBenchArguments("capture-cost", {
   modes: { type: "string", default: "off,top-20,full" },
   "keep-batches": { type: "boolean", default: false },
   "collect-between": { type: "boolean", default: false },
+  "release-rows": { type: "boolean", default: false },
 });
+if (values["release-rows"] && !values["keep-batches"]) {
+  failArgument("capture-cost", "--release-rows gives back the rows --keep-batches keeps: add --keep-batches");
+}
 if (values["collect-between"] && typeof globalThis.gc !== "function") {
   failArgument(
     "capture-cost",
@@ -72,6 +79,13 @@ for (let round = 0; round < Number(values.rounds); round++) {
     }
     const result = await stream.result;
     rate[mode] = ((result.generatedTokens - 1) * 1000) / result.timings.decodeMs;
+    if (values["release-rows"]) {
+      releaseLogitsRows(
+        kept
+          .flatMap((batch) => batch.events.flatMap((event) => [event.rawLogits?.full, event.logits?.full]))
+          .filter(Boolean),
+      );
+    }
     kept.length = 0;
     if (values["collect-between"]) globalThis.gc();
   }
@@ -80,7 +94,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 const label = { "top-20": "raw + processed top-20", full: "full" };
 console.log(
-  `${values.model}, ${Number(values.threads)} thread${Number(values.threads) === 1 ? "" : "s"}, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds${values["keep-batches"] ? ", batches kept until each generation ends" : ""}${values["collect-between"] ? ", a collection between generations" : ""})`,
+  `${values.model}, ${Number(values.threads)} thread${Number(values.threads) === 1 ? "" : "s"}, greedy: ${compared.map((mode) => `${label[mode]} ÷ off ${median(ratios[mode]).toFixed(3)}`).join("; ")} (medians of ${values.rounds} rounds${values["keep-batches"] ? ", batches kept until each generation ends" : ""}${values["collect-between"] ? ", a collection between generations" : ""}${values["release-rows"] ? ", rows released after each generation" : ""})`,
 );
 context.dispose();
 await model[Symbol.asyncDispose]();

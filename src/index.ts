@@ -71,6 +71,7 @@ export {
   type TokenizeOptions,
 } from "./backends/llamacpp/llama-model.js";
 export type { GenerateTokensOptions, LogitsCapture } from "./backends/llamacpp/native-generate-options.js";
+export { releaseLogitsRows } from "./backends/llamacpp/release-logits-rows.js";
 export {
   type TokenBatch,
   type TokenEvent,

@@ -129,6 +129,32 @@ Napi::Object captureColumns(Napi::Env env, EventRing& events, const EventRing::U
 
 }  // namespace
 
+// A kept full capture's rows came back to the pool only when V8 collected their arrays, which it did during a
+// later generation: that generation then copied or allocated fresh rows while decoding, and a 1B model's
+// full captures at 2 threads on 2 vCPUs cost 0.95x of off instead of 0.98x (docs/benchmarks.md, "Round
+// nine"). Detaching the buffer frees its backing store at once: Node then runs the row's finalizer above on
+// the event loop's next turn, which gives the row back. Every view of a detached buffer reads as empty, so
+// nothing can read the row after it is reused. Any Float32Array may be given (a copied row, or one that is
+// not a row at all, is detached too: the caller says it is done with it); entries that are not typed
+// arrays, and buffers already detached or not detachable (a WebAssembly memory), are skipped.
+Napi::Value ReleaseRows(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    throwCoded(env, "ERR_INVALID_ARGUMENT", "releaseRows expects an array of Float32Arrays");
+  }
+  const Napi::Array arrays = info[0].As<Napi::Array>();
+  uint32_t detached = 0;
+  for (uint32_t index = 0; index < arrays.Length(); index++) {
+    const Napi::Value value = arrays.Get(index);
+    if (!value.IsTypedArray()) continue;
+    const Napi::ArrayBuffer buffer = value.As<Napi::TypedArray>().ArrayBuffer();
+    bool alreadyDetached = false;
+    if (napi_is_detached_arraybuffer(env, buffer, &alreadyDetached) != napi_ok || alreadyDetached) continue;
+    if (napi_detach_arraybuffer(env, buffer) == napi_ok) detached++;
+  }
+  return Napi::Number::New(env, detached);
+}
+
 Napi::Function AddonDecodeJob::Define(Napi::Env env) {
   return DefineClass(env, "AddonDecodeJob",
                      {

@@ -11,6 +11,11 @@
 
 namespace tessera {
 
+// releaseRows(arrays): detaches the buffer of each Float32Array given, so that a captured row goes back to
+// its context's pool now instead of when the garbage collector finds its array; returns how many it
+// detached (see addon-decode-job.cpp).
+Napi::Value ReleaseRows(const Napi::CallbackInfo& info);
+
 // JavaScript handle of one job: pull batches of events, abort, read stats.
 class AddonDecodeJob : public Napi::ObjectWrap<AddonDecodeJob>, public PullWaiter {
  public:

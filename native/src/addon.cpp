@@ -34,6 +34,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   exports.Set("loadModel", model.Get("load"));
   exports.Set("trainModel", Napi::Function::New(env, TrainModel, "trainModel"));
+  exports.Set("releaseRows", Napi::Function::New(env, ReleaseRows, "releaseRows"));
   exports.Set("addonVersion", Napi::Number::New(env, 1));
 #ifdef TESSERA_TEST_HOOKS
   exports.Set("testHooks", testhooks::exports(env));

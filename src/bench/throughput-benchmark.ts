@@ -9,6 +9,7 @@
 // as many cells as the prompt ("after the prompt" rows), and each comparison says which it uses.
 import { spawn } from "node:child_process";
 import type { LlamaCppBackend } from "../backends/llamacpp/llama-cpp-backend.js";
+import { releaseLogitsRows } from "../backends/llamacpp/release-logits-rows.js";
 import { CBlock } from "../core/cblock.js";
 import type { LogitsRequest } from "../core/model-options.js";
 import { SimpleContext } from "../stdlib/contexts/simple-context.js";
@@ -192,8 +193,12 @@ async function interleavedRows(
           } as never,
         });
         await thunk.avalue();
-        if (!measured) continue;
         const { usage, timings } = thunk.generation;
+        // Done with the rows, as a caller that keeps results but not their full logits would be: without
+        // this they come back to the context only at a collection during a later repetition, which then
+        // copies or allocates fresh rows while it decodes (docs/benchmarks.md, "Round nine").
+        releaseLogitsRows(thunk.generation);
+        if (!measured) continue;
         const target = take(tesseraName(mode));
         // Prompt speed counts the tokens this generation decoded in its prefill time: not the cells it
         // reused, which include the prompt's first 30% that its prefill ahead decoded while the prompt was

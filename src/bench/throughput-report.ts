@@ -29,7 +29,7 @@ export function throughputMarkdown(result: ThroughputResult): string {
   return (
     `Throughput on \`${result.model}\`, ${settings.threads} thread(s), ${settings.repetitions} repetitions; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}. ` +
-    `Logits are captured raw and processed alike. ${flashAttentionNote(settings.flashAttention)} ${hugePagesNote}\n\n` +
+    `Logits are captured raw and processed alike; tessera gives each generation's full rows back to its context once measured (\`releaseLogitsRows\`). ${flashAttentionNote(settings.flashAttention)} ${hugePagesNote}\n\n` +
     table +
     throughputComparisonsMarkdown(result)
   );

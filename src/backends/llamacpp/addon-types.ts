@@ -348,6 +348,8 @@ export interface NativeAddon {
   /** 0 silent (default), 1 errors, 2 warnings, 3 info, 4 debug: llama.cpp's log to stderr. */
   setLogLevel(level: number): void;
   systemInfo(): string;
+  /** Detaches each typed array's buffer (a captured row goes back to its pool); how many it detached. */
+  releaseRows(arrays: readonly unknown[]): number;
   loadModel(
     path: string,
     options: NativeLoadModelOptions,
