@@ -49,6 +49,7 @@ export {
 } from "./backends/llamacpp/errors/native-decode-error.js";
 export { NoGenerationViewError } from "./backends/llamacpp/errors/no-generation-view-error.js";
 export { NonFiniteLogitsError } from "./backends/llamacpp/errors/non-finite-logits-error.js";
+export { ReleaseSourceError } from "./backends/llamacpp/errors/release-source-error.js";
 export { StructuredOutputError } from "./backends/llamacpp/errors/structured-output-error.js";
 export { UnsupportedJsonSchemaError } from "./backends/llamacpp/errors/unsupported-json-schema-error.js";
 export { UnsupportedModelFileError } from "./backends/llamacpp/errors/unsupported-model-file-error.js";

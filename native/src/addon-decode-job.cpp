@@ -11,10 +11,16 @@
 namespace tessera {
 namespace {
 
+// Marks the buffer of every row handed to JavaScript (napi_type_tag_object), so that releaseRows detaches
+// only those: detaching any other buffer whole (a slab of Node's Buffer pool, which every small Buffer
+// shares) would break code that has nothing to do with logits.
+constexpr napi_type_tag capturedRowTypeTag = {0x3c1f5a7e92d04b68ULL, 0xa4e8b2d7c6190f35ULL};
+
 // A Float32Array JavaScript allocates, with a copy of the row (the row stays where it was).
 Napi::Float32Array copiedRow(Napi::Env env, const float* row, size_t floats) {
   Napi::Float32Array copy = Napi::Float32Array::New(env, floats);
   std::memcpy(copy.Data(), row, floats * sizeof(float));
+  copy.ArrayBuffer().TypeTag(&capturedRowTypeTag);
   return copy;
 }
 
@@ -49,7 +55,13 @@ Napi::Value eventRow(Napi::Env env, PooledRow& source, RowPool& pool, bool copyF
         delete row;
       },
       owner, &buffer);
-  if (status == napi_ok) return Napi::Float32Array::New(env, floats, Napi::ArrayBuffer(env, buffer), 0);
+  if (status == napi_ok) {
+    // The tag may throw (an exception pending from a terminating Worker): the buffer exists by then, so its
+    // finalizer, not this function, gives the row back.
+    Napi::ArrayBuffer arrayBuffer(env, buffer);
+    arrayBuffer.TypeTag(&capturedRowTypeTag);
+    return Napi::Float32Array::New(env, floats, arrayBuffer, 0);
+  }
   if (status == napi_no_external_buffers_allowed || status == napi_pending_exception) {
     // Refused before anything was created (a runtime without external buffers, or an exception already
     // pending: a Worker being terminated), so nothing else will free `owner`: the row goes back where it
@@ -134,9 +146,9 @@ Napi::Object captureColumns(Napi::Env env, EventRing& events, const EventRing::U
 // full captures at 2 threads on 2 vCPUs cost 0.95x of off instead of 0.98x (docs/benchmarks.md, "Round
 // nine"). Detaching the buffer frees its backing store at once: Node then runs the row's finalizer above on
 // the event loop's next turn, which gives the row back. Every view of a detached buffer reads as empty, so
-// nothing can read the row after it is reused. Any Float32Array may be given (a copied row, or one that is
-// not a row at all, is detached too: the caller says it is done with it); entries that are not typed
-// arrays, and buffers already detached or not detachable (a WebAssembly memory), are skipped.
+// nothing can read the row after it is reused. Rows copied past the pool's hand-out limit are detached too
+// (their memory is then the collector's to free at once). Only the rows this addon handed out are: other
+// entries (not typed arrays, or arrays over any other buffer) and buffers already detached are skipped.
 Napi::Value ReleaseRows(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsArray()) {
@@ -148,6 +160,7 @@ Napi::Value ReleaseRows(const Napi::CallbackInfo& info) {
     const Napi::Value value = arrays.Get(index);
     if (!value.IsTypedArray()) continue;
     const Napi::ArrayBuffer buffer = value.As<Napi::TypedArray>().ArrayBuffer();
+    if (!buffer.CheckTypeTag(&capturedRowTypeTag)) continue;
     bool alreadyDetached = false;
     if (napi_is_detached_arraybuffer(env, buffer, &alreadyDetached) != napi_ok || alreadyDetached) continue;
     if (napi_detach_arraybuffer(env, buffer) == napi_ok) detached++;

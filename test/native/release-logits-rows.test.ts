@@ -3,13 +3,16 @@
 // collection, and every row stays referenced until it is counted, so rows back in the pool were given back
 // by the release itself (the counts fail with releaseRows reduced to a no-op).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ReleaseSourceError } from "../../src/backends/llamacpp/errors/release-source-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import type { LlamaCppModelOptions } from "../../src/backends/llamacpp/llama-cpp-model-options.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { loadNativeAddon } from "../../src/backends/llamacpp/native-addon.js";
 import { releaseLogitsRows } from "../../src/backends/llamacpp/release-logits-rows.js";
 import { CBlock } from "../../src/core/cblock.js";
 import { ChatContext } from "../../src/stdlib/contexts/chat-context.js";
+import { stepEntropy } from "../../src/stdlib/requirements/token-signals.js";
 import { openTinyContext } from "./tiny-model.js";
 
 // Node runs a released row's finalizer (which gives the row back) on a later turn of the event loop.
@@ -38,18 +41,23 @@ describe("releaseLogitsRows on a thunk's generation", () => {
     return thunk;
   }
 
-  it("gives the rows back to the pool at once and leaves every array empty", async () => {
+  it("gives the rows back to the pool at once, empties them and takes them off the steps", async () => {
     const thunk = await fullGeneration(6);
-    const rows = [...thunk.generation.rawLogits!.steps, ...thunk.generation.logits!.steps].map(
-      (step) => step.full!,
-    );
+    const steps = [...thunk.generation.rawLogits!.steps, ...thunk.generation.logits!.steps];
+    const rows = steps.map((step) => step.full!);
     expect(rows).toHaveLength(12);
     expect(rows.every((row) => row.length === 32000)).toBe(true);
+    expect(stepEntropy(steps[0]!)).toBeGreaterThan(0);
     const before = backend.context.counters;
     expect(before.capturedRowsHandedOut).toBe(12);
 
     expect(releaseLogitsRows(thunk.generation)).toBe(12);
     expect(rows.every((row) => row.length === 0 && row.buffer.byteLength === 0)).toBe(true);
+    // The steps have no full vector any more, so their readers fall back instead of meeting a detached
+    // buffer (iterating one throws a TypeError).
+    expect(steps.every((step) => step.full === undefined)).toBe(true);
+    expect(stepEntropy(steps[0]!)).toBeNull();
+    expect(() => [...rows[0]!]).toThrow(TypeError);
     await turns();
     const after = backend.context.counters;
     expect(after.capturedRowsHandedOut).toBe(0);
@@ -61,6 +69,7 @@ describe("releaseLogitsRows on a thunk's generation", () => {
     expect(releaseLogitsRows(next.generation)).toBe(12);
     // Released already: nothing is left to give back, and the arrays stay empty.
     expect(releaseLogitsRows(thunk.generation)).toBe(0);
+    expect(releaseLogitsRows(rows)).toBe(0);
     expect(rows.every((row) => row.length === 0)).toBe(true);
   });
 
@@ -95,19 +104,34 @@ describe("releaseLogitsRows on LlamaContext.generate's rows", () => {
     return rows;
   }
 
-  it("takes the events' rows, skipping views into a larger buffer", async () => {
+  it("takes the events' rows and nothing else it is given", async () => {
     const rows = await rowsOf({ temperature: 0.8, seed: 2, rawLogits: "full", logits: "full" });
     expect(rows).toHaveLength(8);
-    const shared = new ArrayBuffer(64);
-    const view = new Float32Array(shared, 16, 4);
-    view.fill(3);
-    expect(releaseLogitsRows([...rows, view])).toBe(8);
+    // Arrays the addon did not hand out are never detached, whole-buffer ones included. Checked first on an
+    // array of this test's own, so that a release that detached anything fails here, cleanly, before the
+    // slab below: a Float32Array over a slab of Node's Buffer pool, which every small Buffer shares, would
+    // break every later Buffer.from in this worker (vitest's own messages too, a hang).
+    const own = new Float32Array([1, 2, 3]);
+    expect(loadNativeAddon().releaseRows([own])).toBe(0);
+    expect(Array.from(own)).toEqual([1, 2, 3]);
+    expect(releaseLogitsRows([...rows, own, null as never, "row" as never])).toBe(8);
     expect(rows.every((row) => row.length === 0)).toBe(true);
-    // A view into part of a buffer is never detached: the rest of the buffer may be someone else's.
-    expect(Array.from(view)).toEqual([3, 3, 3, 3]);
-    expect(shared.byteLength).toBe(64);
+    expect(Array.from(own)).toEqual([1, 2, 3]);
+    const slab = Buffer.from("hello world").buffer;
+    expect(releaseLogitsRows([new Float32Array(slab, 0, Math.floor(slab.byteLength / 4))])).toBe(0);
+    expect(slab.byteLength).toBeGreaterThan(0);
+    expect(Buffer.from("still works").toString()).toBe("still works");
     await turns();
     expect(context.counters.capturedRowsHandedOut).toBe(0);
+  });
+
+  it("rejects what is neither a generation's metadata nor a list of rows, naming what to pass", () => {
+    for (const bad of [null, undefined, "rows", 3, new Float32Array(4), {}]) {
+      expect(() => releaseLogitsRows(bad as never)).toThrow(ReleaseSourceError);
+    }
+    expect(() => releaseLogitsRows(new Float32Array(4) as never)).toThrow(
+      /received a single Float32Array.*\[row\]/,
+    );
   });
 
   it("frees rows released after their context is disposed, without a crash", async () => {
