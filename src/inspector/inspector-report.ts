@@ -196,9 +196,15 @@ function distributionOf(
   tokenText: ((token: number) => string) | undefined,
 ): InspectorDistribution | null {
   if (step === undefined) return null;
-  return step.full !== undefined
-    ? fromFullVector(step, step.full, tokenText)
+  const full = readableFull(step);
+  return full !== undefined
+    ? fromFullVector(step, full, tokenText)
     : fromTopK(step, trace?.vocabSize ?? null);
+}
+
+/** A step's full vector, unless it was given back with releaseLogitsRows (detached: iterating it throws). */
+function readableFull(step: LogitsStep): Float32Array | undefined {
+  return step.full !== undefined && step.full.length > 0 ? step.full : undefined;
 }
 
 const keyOf = (alternative: InspectorAlternative) =>
@@ -221,11 +227,12 @@ function addKnownAlternatives(
   const survivorsAllListed =
     (trace.topK !== null && step.top.length < trace.topK) ||
     step.top.some((alternative) => !Number.isFinite(alternative.logprob));
-  const logSumExp = step.full === undefined ? null : (step.logSumExp ?? fullLogSumExp(step.full));
+  const full = readableFull(step);
+  const logSumExp = full === undefined ? null : (step.logSumExp ?? fullLogSumExp(full));
   for (const alternative of other.top) {
     if (listed.has(keyOf(alternative))) continue;
-    if (step.full !== undefined && alternative.token !== null && logSumExp !== null) {
-      const value = step.full[alternative.token];
+    if (full !== undefined && alternative.token !== null && logSumExp !== null) {
+      const value = full[alternative.token];
       if (value === undefined) continue;
       distribution.top.push({ ...alternative, logprob: finiteOrNull(value - logSumExp) });
     } else if (survivorsAllListed) distribution.top.push({ ...alternative, logprob: null });

@@ -73,6 +73,40 @@ describe("releaseLogitsRows on a thunk's generation", () => {
     expect(rows.every((row) => row.length === 0)).toBe(true);
   });
 
+  it("leaves a frozen step its row, and a step another backend filled its vector", async () => {
+    const thunk = await fullGeneration(3);
+    const frozen = thunk.generation.rawLogits!.steps[2]!;
+    Object.freeze(frozen);
+    expect(releaseLogitsRows(thunk.generation)).toBe(5);
+    expect(frozen.full!.length).toBe(32000);
+    expect(stepEntropy(frozen)).toBeGreaterThan(0);
+    // A full vector the addon did not hand out (a fabricated trace) is neither released nor taken away.
+    const vector = new Float32Array([0, 1, 2]);
+    const foreign = {
+      logits: { kind: "processed", source: "test", topK: null, vocabSize: 3, steps: [{ full: vector }] },
+      rawLogits: null,
+    };
+    expect(releaseLogitsRows(foreign as never)).toBe(0);
+    expect(foreign.logits.steps[0]!.full).toBe(vector);
+    expect(Array.from(vector)).toEqual([0, 1, 2]);
+  });
+
+  it("keeps the trace's readers working when a thunk's rows are released as a list", async () => {
+    const thunk = await fullGeneration(2);
+    const steps = thunk.generation.logits!.steps;
+    // A subarray of a row is not a row: nothing is released through it.
+    expect(releaseLogitsRows([steps[0]!.full!.subarray(10, 20)])).toBe(0);
+    expect(steps[0]!.full!.length).toBe(32000);
+    expect(releaseLogitsRows(steps.map((step) => step.full!))).toBe(2);
+    // Released as a list, the rows stay on their steps, empty: entropy falls back instead of throwing.
+    expect(steps[0]!.full!.length).toBe(0);
+    expect(stepEntropy(steps[0]!)).not.toBeNaN();
+    // The raw rows are still there to release; the processed steps keep their empty arrays.
+    expect(releaseLogitsRows(thunk.generation)).toBe(2);
+    expect(steps[0]!.full!.length).toBe(0);
+    await turns();
+  });
+
   it("returns 0 for a generation without full rows", async () => {
     const thunk = await fullGeneration(3, 5);
     expect(thunk.generation.rawLogits!.steps).toHaveLength(3);
@@ -129,6 +163,15 @@ describe("releaseLogitsRows on LlamaContext.generate's rows", () => {
     for (const bad of [null, undefined, "rows", 3, new Float32Array(4), {}]) {
       expect(() => releaseLogitsRows(bad as never)).toThrow(ReleaseSourceError);
     }
+    expect(() => releaseLogitsRows(undefined as never)).toThrow(
+      /received undefined\. Pass thunk\.generation/,
+    );
+    expect(() => releaseLogitsRows({ generation: {} } as never)).toThrow(
+      /releaseLogitsRows\(thunk\.generation\)/,
+    );
+    expect(() => releaseLogitsRows({ logits: { steps: 5 }, rawLogits: null } as never)).toThrow(
+      ReleaseSourceError,
+    );
     expect(() => releaseLogitsRows(new Float32Array(4) as never)).toThrow(
       /received a single Float32Array.*\[row\]/,
     );

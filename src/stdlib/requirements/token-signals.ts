@@ -22,7 +22,8 @@ export function chosenLogprob(step: LogitsStep | null): number | null {
  * outcomes never raises entropy), so a fail on it is a fail on the exact value too.
  */
 export function stepEntropy(step: LogitsStep): number | null {
-  if (step.full !== undefined && step.logSumExp !== null) {
+  // An empty full vector is one given back with releaseLogitsRows (detached: iterating it would throw).
+  if (step.full !== undefined && step.full.length > 0 && step.logSumExp !== null) {
     let entropy = 0;
     for (const logit of step.full) {
       if (logit === Number.NEGATIVE_INFINITY) continue;

@@ -4,9 +4,20 @@ import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error
 const marker = Symbol.for("tessera.error.ReleaseSourceError");
 
 function describe(value: unknown): string {
-  if (value === null) return "null";
+  if (value === null || value === undefined) return String(value);
   if (ArrayBuffer.isView(value)) return `a single ${value.constructor.name}`;
-  return `a ${typeof value}`;
+  if (typeof value !== "object") return `a ${typeof value}`;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && name !== "Object" ? `a ${name}` : "an object";
+}
+
+// What to pass instead, for the mistakes one can tell apart.
+function hint(value: unknown): string {
+  if (ArrayBuffer.isView(value)) return "Pass a single row inside an array: [row].";
+  if (typeof value === "object" && value !== null && "generation" in value) {
+    return "Pass the thunk's metadata: releaseLogitsRows(thunk.generation).";
+  }
+  return "Pass thunk.generation, or an array of rows.";
 }
 
 /** releaseLogitsRows was given something other than a generation's metadata or a list of rows. */
@@ -14,11 +25,11 @@ export class ReleaseSourceError extends TesseraError {
   readonly [marker] = true;
   override readonly kind: ErrorKind = "invalid-argument";
 
-  constructor(received: unknown) {
+  constructor(received: unknown, detail?: string) {
     super(
-      `releaseLogitsRows expects a generation's metadata (thunk.generation) or an array of rows ` +
-        `(event.rawLogits.full, event.logits.full) but received ${describe(received)}. ` +
-        "Pass a single row inside an array: [row]. Nothing was released.",
+      `releaseLogitsRows expects a generation's metadata (thunk.generation) or an iterable of rows ` +
+        `(event.rawLogits.full, event.logits.full) but received ${describe(received)}` +
+        `${detail === undefined ? "" : ` (${detail})`}. ${hint(received)} Nothing was released.`,
     );
     this.name = "ReleaseSourceError";
   }
