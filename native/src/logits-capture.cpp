@@ -176,7 +176,12 @@ __attribute__((always_inline)) inline void exponent2OfNonPositiveLanes(const Flo
 }
 
 TESSERA_ROW_PASS float logSumExpWithMaximum(const float* row, int32_t size, float maximum) {
-  if (maximum == negativeInfinity) return negativeInfinity;
+  // Every entry -inf, or NaN: maximumOf passes over NaN, so a row of NaN and -inf alone comes here too, and
+  // any NaN makes the log-sum-exp NaN (as the sum below does when the maximum is finite).
+  if (maximum == negativeInfinity) {
+    const bool anyNaN = std::any_of(row, row + std::max(size, 0), [](float value) { return std::isnan(value); });
+    return anyNaN ? std::numeric_limits<float>::quiet_NaN() : negativeInfinity;
+  }
   constexpr float log2e = 1.44269504088896341f;
   Float8 first = {};
   Float8 second = {};
@@ -508,12 +513,7 @@ float logSumExpDense(const float* row, int32_t size) {
     }
   }
 #endif
-  const float maximum = maximumOf(row, size);
-  // maximumOf passes over NaN, so a row of NaN and -inf alone has a maximum of -inf, and would have a
-  // log-sum-exp of -inf, where any NaN makes it NaN.
-  if (maximum == negativeInfinity && std::any_of(row, row + std::max(size, 0), [](float value) { return std::isnan(value); }))
-    return std::numeric_limits<float>::quiet_NaN();
-  return logSumExpWithMaximum(row, size, maximum);
+  return logSumExpWithMaximum(row, size, maximumOf(row, size));
 }
 
 const char* rowPassForm() {

@@ -40,6 +40,32 @@ static double referenceLogSumExp(const std::vector<float>& row) {
 }
 
 // The entries topKDense ranks, best first: -inf never counts, ties go to the lower id.
+// logSumExpDense's value against the reference on a row without NaN or +inf: -inf entries count as
+// nothing, so a row with them has a log-sum-exp too (-inf when all are -inf).
+static bool denseMatchesReference(const std::vector<float>& row, double dense) {
+  const bool allNegativeInfinity = std::all_of(row.begin(), row.end(), [](float value) { return value == -INFINITY; });
+  const double reference = allNegativeInfinity ? -INFINITY : referenceLogSumExp(row);
+  return reference == -INFINITY ? dense == -INFINITY
+                                : std::fabs(dense - reference) <= 1e-5 * std::max(1.0, std::fabs(reference));
+}
+
+// The AVX-512 form sets MXCSR's flush-to-zero bit for its pass and must restore it. The default control
+// bits (flush-to-zero off) go in before a call, and the control bits alone are compared after it: the status
+// flags (the low six) are sticky and any arithmetic sets them.
+static constexpr unsigned int defaultControl = 0x1f80u;
+static void setDefaultControl() {
+#if defined(__x86_64__)
+  __builtin_ia32_ldmxcsr(defaultControl);
+#endif
+}
+static bool controlAsBefore() {
+#if defined(__x86_64__)
+  return (__builtin_ia32_stmxcsr() & ~0x3fu) == defaultControl;
+#else
+  return true;
+#endif
+}
+
 static std::vector<std::pair<float, int32_t>> referenceRanking(const std::vector<float>& row) {
   std::vector<std::pair<float, int32_t>> entries;
   for (size_t index = 0; index < row.size(); index++)
@@ -168,13 +194,7 @@ int main() {
       // them has a log-sum-exp too.
       const bool anyNaN = std::any_of(row.begin(), row.end(), [](float value) { return std::isnan(value); });
       const bool anyPositiveInfinity = std::any_of(row.begin(), row.end(), [](float value) { return value == INFINITY; });
-      if (!anyNaN && !anyPositiveInfinity) {
-        const bool allNegativeInfinity = std::all_of(row.begin(), row.end(), [](float value) { return value == -INFINITY; });
-        const double reference = allNegativeInfinity ? -INFINITY : referenceLogSumExp(row);
-        const double dense = logSumExpDense(row.data(), size);
-        ok = ok && (reference == -INFINITY ? dense == -INFINITY
-                                           : std::fabs(dense - reference) <= 1e-5 * std::max(1.0, std::fabs(reference)));
-      }
+      if (!anyNaN && !anyPositiveInfinity) ok = ok && denseMatchesReference(row, logSumExpDense(row.data(), size));
       if (!ok) {
         fails++;
         if (fails <= 10) std::printf("FAIL size=%d kind=%d finite=%d/%d argmax=%d\n", size, kind, scan.finite, finite, scan.argmax);
@@ -249,27 +269,14 @@ int main() {
           std::fill(row.begin(), row.end(), -INFINITY);
           row[at()] = pattern == 8 ? NAN : INFINITY;
         }
-#if defined(__x86_64__)
-        const unsigned int control = 0x1f80u;
-        __builtin_ia32_ldmxcsr(control);
-#endif
+        setDefaultControl();
         const double dense = logSumExpDense(row.data(), size);
-        bool ok;
-        if (pattern >= 6) {  // NaN or +inf in the row
-          ok = std::isnan(dense);
-        } else {
-          const bool allNegativeInfinity =
-              std::all_of(row.begin(), row.end(), [](float value) { return value == -INFINITY; });
-          const double reference = allNegativeInfinity ? -INFINITY : referenceLogSumExp(row);
-          ok = reference == -INFINITY ? dense == -INFINITY
-                                      : std::fabs(dense - reference) <= 1e-5 * std::max(1.0, std::fabs(reference));
-        }
+        // Patterns 6 to 9 hold NaN or +inf.
+        bool ok = pattern >= 6 ? std::isnan(dense) : denseMatchesReference(row, dense);
         // summarizeRow calls each of these rows not finite (but for a tail-only pattern without a tail).
         std::vector<float> blockMaxima;
         ok = ok && summarizeRow(row.data(), size, blockMaxima).finite == referenceFinite(row);
-#if defined(__x86_64__)
-        ok = ok && (__builtin_ia32_stmxcsr() & ~0x3fu) == control;
-#endif
+        ok = ok && controlAsBefore();
         summaryCases++;
         if (!ok) {
           summaryFails++;
@@ -286,21 +293,14 @@ int main() {
       std::vector<float> row(static_cast<size_t>(size), trial % 2 == 0 ? 0.0f : -1e-39f);
       const size_t at = random() % static_cast<unsigned>(size);
       row[at] = 1e-40f;
-#if defined(__x86_64__)
-      // The default control bits (flush-to-zero off) before the call, and the control bits only after it:
-      // the status flags (the low six) are sticky and any arithmetic sets them.
-      const unsigned int control = 0x1f80u;
-      __builtin_ia32_ldmxcsr(control);
-#endif
+      setDefaultControl();
       std::vector<float> blockMaxima;
       const RowSummary summary = summarizeRow(row.data(), size, blockMaxima);
       const float dense = logSumExpDense(row.data(), size);
       bool ok = summary.finite && summary.argmax == static_cast<int32_t>(at) && summary.maximum == 1e-40f &&
                 std::fabs(summary.logSumExp - std::log(static_cast<double>(size))) <= 1e-5 * std::log(static_cast<double>(size)) &&
                 std::fabs(dense - std::log(static_cast<double>(size))) <= 1e-5 * std::log(static_cast<double>(size));
-#if defined(__x86_64__)
-      ok = ok && (__builtin_ia32_stmxcsr() & ~0x3fu) == control;
-#endif
+      ok = ok && controlAsBefore();
       summaryCases++;
       if (!ok) {
         summaryFails++;

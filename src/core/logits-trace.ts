@@ -42,3 +42,11 @@ export interface LogitsTrace {
   vocabSize: number | null;
   steps: LogitsStep[];
 }
+
+/**
+ * A step's full vector, unless there is none or it was given back with releaseLogitsRows: a released row
+ * reads as empty, and iterating or copying it throws (its buffer is detached).
+ */
+export function readableFullVector(step: LogitsStep): Float32Array | undefined {
+  return step.full !== undefined && step.full.length > 0 ? step.full : undefined;
+}

@@ -1,7 +1,7 @@
 // The data behind the inspector page: one entry per generated token, with its raw and processed
 // distributions reduced to what the page shows (probability, rank, entropy, top alternatives). Built
 // from the LogitsTrace objects a backend fills, so the page never sees a backend type.
-import type { LogitsStep, LogitsTrace } from "../core/logits-trace.js";
+import { type LogitsStep, type LogitsTrace, readableFullVector } from "../core/logits-trace.js";
 import { InspectorTraceMismatchError } from "./errors/inspector-trace-mismatch-error.js";
 
 /**
@@ -196,15 +196,10 @@ function distributionOf(
   tokenText: ((token: number) => string) | undefined,
 ): InspectorDistribution | null {
   if (step === undefined) return null;
-  const full = readableFull(step);
+  const full = readableFullVector(step);
   return full !== undefined
     ? fromFullVector(step, full, tokenText)
     : fromTopK(step, trace?.vocabSize ?? null);
-}
-
-/** A step's full vector, unless it was given back with releaseLogitsRows (detached: iterating it throws). */
-function readableFull(step: LogitsStep): Float32Array | undefined {
-  return step.full !== undefined && step.full.length > 0 ? step.full : undefined;
 }
 
 const keyOf = (alternative: InspectorAlternative) =>
@@ -227,7 +222,7 @@ function addKnownAlternatives(
   const survivorsAllListed =
     (trace.topK !== null && step.top.length < trace.topK) ||
     step.top.some((alternative) => !Number.isFinite(alternative.logprob));
-  const full = readableFull(step);
+  const full = readableFullVector(step);
   const logSumExp = full === undefined ? null : (step.logSumExp ?? fullLogSumExp(full));
   for (const alternative of other.top) {
     if (listed.has(keyOf(alternative))) continue;

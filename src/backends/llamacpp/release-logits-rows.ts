@@ -35,6 +35,7 @@ export function releaseLogitsRows(source: GenerationMetadata | Iterable<Float32A
     return release(rows.filter(isWholeFloat32Array));
   }
   if (!("logits" in source || "rawLogits" in source)) throw new ReleaseSourceError(source);
+  // Every step is checked before any is changed, so a malformed trace throws with nothing taken.
   const steps: LogitsStep[] = [];
   for (const trace of [source.logits, source.rawLogits]) {
     if (trace === null || trace === undefined) continue;

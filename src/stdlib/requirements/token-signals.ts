@@ -1,4 +1,4 @@
-import type { LogitsStep } from "../../core/logits-trace.js";
+import { type LogitsStep, readableFullVector } from "../../core/logits-trace.js";
 import type { StandardRequirement } from "./standard-requirement.js";
 import { type TokenSignalEvent, tokenSignalRequirement } from "./token-signal-requirement.js";
 
@@ -22,10 +22,10 @@ export function chosenLogprob(step: LogitsStep | null): number | null {
  * outcomes never raises entropy), so a fail on it is a fail on the exact value too.
  */
 export function stepEntropy(step: LogitsStep): number | null {
-  // An empty full vector is one given back with releaseLogitsRows (detached: iterating it would throw).
-  if (step.full !== undefined && step.full.length > 0 && step.logSumExp !== null) {
+  const full = readableFullVector(step);
+  if (full !== undefined && step.logSumExp !== null) {
     let entropy = 0;
-    for (const logit of step.full) {
+    for (const logit of full) {
       if (logit === Number.NEGATIVE_INFINITY) continue;
       const logprob = logit - step.logSumExp;
       entropy -= Math.exp(logprob) * logprob;
