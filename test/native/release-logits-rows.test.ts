@@ -163,6 +163,13 @@ describe("releaseLogitsRows on LlamaContext.generate's rows", () => {
     for (const bad of [null, undefined, "rows", 3, new Float32Array(4), {}]) {
       expect(() => releaseLogitsRows(bad as never)).toThrow(ReleaseSourceError);
     }
+    // Likely mistakes that would otherwise release nothing: a trace, a list of steps, a list of generations.
+    const trace = { kind: "raw", steps: [{ full: new Float32Array(2) }] };
+    expect(() => releaseLogitsRows(trace as never)).toThrow(
+      /received a logits trace.*releaseLogitsRows\(thunk\.generation\)/,
+    );
+    expect(() => releaseLogitsRows(trace.steps as never)).toThrow(/list holding logits steps.*step\.full/);
+    expect(() => releaseLogitsRows([{ logits: null, rawLogits: null }] as never)).toThrow(ReleaseSourceError);
     expect(() => releaseLogitsRows(undefined as never)).toThrow(
       /received undefined\. Pass thunk\.generation/,
     );

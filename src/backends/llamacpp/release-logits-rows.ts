@@ -32,6 +32,10 @@ export function releaseLogitsRows(source: GenerationMetadata | Iterable<Float32A
   if (Symbol.iterator in source) {
     const rows: unknown[] = [];
     for (const row of source) rows.push(row);
+    // A list of steps, traces or generations is a likely mistake that would release nothing: say so.
+    if (rows.some(isLogitsRecord)) {
+      throw new ReleaseSourceError(source, "a list holding logits steps, traces or generations, not rows");
+    }
     return release(rows.filter(isWholeFloat32Array));
   }
   if (!("logits" in source || "rawLogits" in source)) throw new ReleaseSourceError(source);
@@ -59,6 +63,15 @@ export function releaseLogitsRows(source: GenerationMetadata | Iterable<Float32A
   const released = release(taken.map(({ row }) => row));
   for (const { step, row } of taken) if (row.byteLength > 0) Reflect.set(step, "full", row);
   return released;
+}
+
+function isLogitsRecord(entry: unknown): boolean {
+  return (
+    typeof entry === "object" &&
+    entry !== null &&
+    !ArrayBuffer.isView(entry) &&
+    ("full" in entry || "steps" in entry || "logits" in entry || "rawLogits" in entry)
+  );
 }
 
 // Rows are whole buffers: a view into part of a row (a subarray) is not the caller's row to give up.

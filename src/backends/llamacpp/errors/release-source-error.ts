@@ -7,8 +7,13 @@ function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (ArrayBuffer.isView(value)) return `a single ${value.constructor.name}`;
   if (typeof value !== "object") return `a ${typeof value}`;
+  if (isTrace(value)) return "a logits trace";
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
   return typeof name === "string" && name !== "Object" ? `a ${name}` : "an object";
+}
+
+function isTrace(value: unknown): boolean {
+  return typeof value === "object" && value !== null && Array.isArray((value as { steps?: unknown }).steps);
 }
 
 // What to pass instead, for the mistakes one can tell apart.
@@ -16,6 +21,13 @@ function hint(value: unknown): string {
   if (ArrayBuffer.isView(value)) return "Pass a single row inside an array: [row].";
   if (typeof value === "object" && value !== null && "generation" in value) {
     return "Pass the thunk's metadata: releaseLogitsRows(thunk.generation).";
+  }
+  if (isTrace(value)) return "Pass the whole generation: releaseLogitsRows(thunk.generation).";
+  if (
+    Array.isArray(value) &&
+    value.some((entry) => typeof entry === "object" && entry !== null && !ArrayBuffer.isView(entry))
+  ) {
+    return "Pass thunk.generation itself, or the rows (step.full) in a list.";
   }
   return "Pass thunk.generation, or an array of rows.";
 }
