@@ -16,11 +16,14 @@ const closeAfterAnswerMs = 1000;
 /** Unannounced closes after an answer, with no kept connection reused in between, before the switch. */
 const closesBeforeFreshConnections = 2;
 /**
- * Until a server has shown whether it keeps connections, a request waits this long after the last
- * answer's end (settle()), outside the timed span: a server that closes after answering does it within
- * about a millisecond, and a request written into the closing connection would fail.
+ * Until a server has shown whether it keeps connections, a request waits (settle(), outside the timed
+ * span) until the last answer's connection has closed, or this long after that answer's end: a request
+ * written into a closing connection fails. A server that closes after answering does it within about a
+ * millisecond on a quiet machine, but on a loaded one its process can wait tens of milliseconds for a
+ * core: a fixed 10 ms lost a CI run to that. A server that keeps connections costs this once per origin
+ * (its second request reuses the connection, and then settle() returns at once).
  */
-const settleMs = 10;
+const settleLimitMs = 250;
 
 export interface BenchHttpRequest {
   method: "GET" | "POST";
@@ -40,6 +43,8 @@ interface OriginConnections {
   fresh: boolean;
   /** When the last answer from this origin ended (performance.now()). */
   lastAnswerEnd: number;
+  /** The connection that carried that answer, kept or not (null before an answer has ended). */
+  lastSocket: Socket | null;
 }
 
 export interface BenchHttpClientOptions {
@@ -161,19 +166,31 @@ export class BenchHttpClient {
   }
 
   /**
-   * Waits, when `url`'s server has not yet shown whether it keeps connections, until `settleMs` after its
-   * last answer ended, so that a server closing the connection has done so and the next request takes a
-   * new one. Call it before the timed span: it returns at once for a server whose behaviour is known.
+   * Waits, when `url`'s server has not yet shown whether it keeps connections, until the connection of its
+   * last answer has closed or `settleLimitMs` after that answer ended, so that a server closing the
+   * connection has done so and the next request takes a new one. Call it before the timed span: it
+   * returns at once for a server whose behaviour is known.
    */
   async settle(url: string): Promise<void> {
     if (this.#newConnections) return;
     const origin = this.#origins.get(new URL(url).origin);
     if (origin === undefined || origin.keeps || origin.fresh) return;
-    const wait = origin.lastAnswerEnd + settleMs - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const socket = origin.lastSocket;
+    const wait = origin.lastAnswerEnd + settleLimitMs - performance.now();
+    if (socket !== null && !socket.destroyed && wait > 0) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          socket.off("close", done);
+          resolve();
+        };
+        const timer = setTimeout(done, wait);
+        socket.once("close", done);
+      });
+    }
     // Then a whole turn of the event loop, through its poll phase: on a loop held up past the close (a
-    // loaded machine) the wait is over before the server's FIN has been read, and the agent would still
-    // hand out the closed socket. Two check phases have a poll phase between them.
+    // loaded machine) the limit can be over before the server's FIN has been read, and the agent would
+    // still hand out the closed socket. Two check phases have a poll phase between them.
     for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
   }
 
@@ -200,7 +217,13 @@ export class BenchHttpClient {
   #origin(key: string): OriginConnections {
     let origin = this.#origins.get(key);
     if (origin === undefined) {
-      origin = { keeps: false, closesInARow: 0, fresh: false, lastAnswerEnd: Number.NEGATIVE_INFINITY };
+      origin = {
+        keeps: false,
+        closesInARow: 0,
+        fresh: false,
+        lastAnswerEnd: Number.NEGATIVE_INFINITY,
+        lastSocket: null,
+      };
       this.#origins.set(key, origin);
     }
     return origin;
@@ -224,6 +247,7 @@ export class BenchHttpClient {
     const announced = /\bclose\b/i.test(String(response.headers.connection ?? ""));
     response.once("end", () => {
       origin.lastAnswerEnd = performance.now();
+      origin.lastSocket = socket;
       // After an announced close, the server's FIN is no news.
       if (socket !== null)
         this.#answerEnds.set(socket, announced ? Number.NEGATIVE_INFINITY : origin.lastAnswerEnd);
