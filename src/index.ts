@@ -35,7 +35,10 @@ export {
 export { GrammarError } from "./backends/llamacpp/errors/grammar-error.js";
 export { IncompatibleOptionsError } from "./backends/llamacpp/errors/incompatible-options-error.js";
 export { InvalidForkError } from "./backends/llamacpp/errors/invalid-fork-error.js";
-export { InvalidSamplerOptionError } from "./backends/llamacpp/errors/invalid-sampler-option-error.js";
+export {
+  InvalidOptionError,
+  InvalidSamplerOptionError,
+} from "./backends/llamacpp/errors/invalid-option-error.js";
 export { LlamaDisposedError } from "./backends/llamacpp/errors/llama-disposed-error.js";
 export { ModelLoadAbortedError } from "./backends/llamacpp/errors/model-load-aborted-error.js";
 export { ModelLoadError } from "./backends/llamacpp/errors/model-load-error.js";

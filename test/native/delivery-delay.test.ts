@@ -2,7 +2,7 @@
 // wake-up delivers several tokens: waking JavaScript per token cost ~9% of decode speed on the tiny model.
 // The first token is never held, nor the last, nor a full queue; every token still arrives, in order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { loadTinyModel } from "./tiny-model.js";
@@ -122,12 +122,12 @@ describe("deliveryDelayMs", () => {
   it("is refused outside 0-1000 ms, naming the option", () => {
     for (const value of [-1, 1001, Number.NaN, "2"]) {
       expect(() => context.generate(prompt, { deliveryDelayMs: value as number })).toThrow(
-        expect.objectContaining({ name: "InvalidSamplerOptionError" }),
+        expect.objectContaining({ name: "InvalidOptionError" }),
       );
       try {
         context.generate(prompt, { deliveryDelayMs: value as number });
       } catch (error) {
-        expect(InvalidSamplerOptionError.isInstance(error)).toBe(true);
+        expect(InvalidOptionError.isInstance(error)).toBe(true);
         expect(String(error)).toMatch(/deliveryDelayMs/);
       }
     }

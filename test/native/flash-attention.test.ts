@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { loadRawTinyModel, loadTinyModel } from "./tiny-model.js";
 
@@ -45,7 +45,7 @@ describe("the flashAttention context option", () => {
 
   it("refuses another value, naming the option", async () => {
     await expect(model.createContext({ flashAttention: "yes" as unknown as "on" })).rejects.toThrow(
-      InvalidSamplerOptionError,
+      InvalidOptionError,
     );
     await expect(model.createContext({ flashAttention: true as unknown as "on" })).rejects.toThrow(
       /Expected one of "auto", "on", "off" for flashAttention/,

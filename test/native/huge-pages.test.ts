@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
 import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { resolveModel, vocabularyCacheDirectory } from "../../src/gguf/default-model.js";
@@ -148,7 +148,7 @@ describe.runIf(linux)("huge pages on Linux", () => {
 describe("the hugePages option", () => {
   it("is refused in its own name when it is not a boolean", async () => {
     await expect(loadLlamaModel(await resolveModel("tiny"), { hugePages: "yes" as never })).rejects.toThrow(
-      InvalidSamplerOptionError,
+      InvalidOptionError,
     );
     await expect(loadLlamaModel(await resolveModel("tiny"), { hugePages: 1 as never })).rejects.toThrow(
       /hugePages/,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import { LlamaDisposedError } from "../../src/backends/llamacpp/errors/llama-disposed-error.js";
 import { ModelLoadAbortedError } from "../../src/backends/llamacpp/errors/model-load-aborted-error.js";
 import { ModelLoadError } from "../../src/backends/llamacpp/errors/model-load-error.js";
@@ -38,7 +38,7 @@ describe("a loaded tiny model", () => {
   });
 
   it("rejects token ids outside the vocabulary before they index anything", () => {
-    expect(() => model.tokenToPiece(32000)).toThrow(InvalidSamplerOptionError);
+    expect(() => model.tokenToPiece(32000)).toThrow(InvalidOptionError);
     expect(() => model.tokenToPiece(-1)).toThrow(
       /Expected an integer between 0 and 31999 for token but received -1/,
     );
@@ -46,7 +46,7 @@ describe("a loaded tiny model", () => {
   });
 
   it("rejects unknown and out-of-range context options", async () => {
-    await expect(model.createContext({ sequence: 2 } as never)).rejects.toThrow(InvalidSamplerOptionError);
+    await expect(model.createContext({ sequence: 2 } as never)).rejects.toThrow(InvalidOptionError);
     await expect(model.createContext({ threads: 0 })).rejects.toThrow(/threads/);
   });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IncompatibleOptionsError } from "../../src/backends/llamacpp/errors/incompatible-options-error.js";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
@@ -40,7 +40,7 @@ describe("option guards in front of llama.cpp", () => {
       const refused = model.createContext({ sequences: 3, batchSize: 2, contextSize: 64, threads: 1 });
       await expect(refused).rejects.toBeInstanceOf(IncompatibleOptionsError);
       await expect(refused).rejects.toThrow(/batchSize \(2\) must be >= sequences \(3\).*use batchSize >= 3/);
-      await expect(refused).rejects.toSatisfy(InvalidSamplerOptionError.isInstance);
+      await expect(refused).rejects.toSatisfy(InvalidOptionError.isInstance);
       const fitting = await model.createContext({ sequences: 3, batchSize: 3, contextSize: 64, threads: 1 });
       expect(fitting.sequences).toBe(3);
       fitting.dispose();
@@ -99,13 +99,13 @@ describe("option guards in front of llama.cpp", () => {
     });
 
     it.each([
-      [{ threads: 513 }, InvalidSamplerOptionError],
-      [{ threads: 0 }, InvalidSamplerOptionError],
-      [{ sequences: 257 }, InvalidSamplerOptionError],
+      [{ threads: 513 }, InvalidOptionError],
+      [{ threads: 0 }, InvalidOptionError],
+      [{ sequences: 257 }, InvalidOptionError],
       [{ contextSize: 2 ** 24, sequences: 256, batchSize: 256 }, IncompatibleOptionsError],
       [{ contextSize: 2 ** 24, sequences: 128, batchSize: 128 }, IncompatibleOptionsError],
-      [{ contextSize: Number.NaN }, InvalidSamplerOptionError],
-      [{ batchSize: 1.5 }, InvalidSamplerOptionError],
+      [{ contextSize: Number.NaN }, InvalidOptionError],
+      [{ batchSize: 1.5 }, InvalidOptionError],
     ])("refuses %o", async (options, errorClass) => {
       await expect(model.createContext({ threads: 1, ...options })).rejects.toBeInstanceOf(errorClass);
     });
@@ -147,7 +147,7 @@ describe("option guards in front of llama.cpp", () => {
       ],
     ])("refuses %s before any native work", (_label, options, message) => {
       expect(() => context.generate(prompt, options)).toThrow(message);
-      expect(() => context.generate(prompt, options)).toThrow(InvalidSamplerOptionError);
+      expect(() => context.generate(prompt, options)).toThrow(InvalidOptionError);
       expect(context.runningGenerations).toBe(0);
     });
 

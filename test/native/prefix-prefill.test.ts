@@ -4,7 +4,7 @@
 // decoded: these tests compare every answer with the same prompt on a context that never saw a prefill.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { IncompatibleOptionsError } from "../../src/backends/llamacpp/errors/incompatible-options-error.js";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import { LlamaDisposedError } from "../../src/backends/llamacpp/errors/llama-disposed-error.js";
 import type { LlamaContext, LlamaContextOptions } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
@@ -209,7 +209,7 @@ describe("prefilling a prompt's prefix ahead of its generation", () => {
       expect(() =>
         context.generate(prompt.subarray(0, 20), { ...greedy, afterPrefill: {} as never }),
       ).toThrow(/afterPrefill/);
-      expect(() => context.prefillPrefix([])).toThrow(InvalidSamplerOptionError);
+      expect(() => context.prefillPrefix([])).toThrow(InvalidOptionError);
       expect(() => context.prefillPrefix([model.vocabSize])).toThrow(/promptTokens\[0\]/);
       expect(() => context.prefillPrefix(prompt)).toThrow(ContextOverflowError);
       await vi.waitUntil(() => elsewhere.finished, patiently);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GrammarError } from "../../src/backends/llamacpp/errors/grammar-error.js";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
@@ -171,11 +171,11 @@ describe("sampling on the native decode thread", () => {
       [{ temprature: 1 } as never, /temprature/],
     ];
     for (const [options, message] of cases) {
-      expect(() => context.generate(prompt, options)).toThrow(InvalidSamplerOptionError);
+      expect(() => context.generate(prompt, options)).toThrow(InvalidOptionError);
       expect(() => context.generate(prompt, options)).toThrow(message);
     }
     expect(() => context.generate([1, 32000])).toThrow(/promptTokens\[1\]/);
-    expect(() => context.generate([])).toThrow(InvalidSamplerOptionError);
+    expect(() => context.generate([])).toThrow(InvalidOptionError);
   });
 
   it("fails a prompt longer than the context before decoding, naming both numbers", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import type { LlamaContext } from "../../src/backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import type { GenerateTokensOptions } from "../../src/backends/llamacpp/native-generate-options.js";
@@ -60,7 +60,7 @@ describe("per-token logprobs on request (tokenLogprobs)", () => {
 
   it("refuses a tokenLogprobs that is not a boolean, naming the option", () => {
     expect(() => context.generate(prompt, { tokenLogprobs: "no" as unknown as boolean })).toThrow(
-      InvalidSamplerOptionError,
+      InvalidOptionError,
     );
     expect(() => context.generate(prompt, { tokenLogprobs: 1 as unknown as boolean })).toThrow(
       /Expected a boolean for tokenLogprobs/,

@@ -3,7 +3,7 @@
 // class the server has never heard of is answered by its kind alone.
 import { describe, expect, it } from "vitest";
 import { GrammarError } from "../../src/backends/llamacpp/errors/grammar-error.js";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import { UnsupportedJsonSchemaError } from "../../src/backends/llamacpp/errors/unsupported-json-schema-error.js";
 import { checkGrammarLimits } from "../../src/backends/llamacpp/grammar-limits.js";
 import { OpenAIHttpError } from "../../src/backends/openai/errors/openai-http-error.js";
@@ -53,7 +53,7 @@ describe("the server's answer to a library error", () => {
     const schema = new UnsupportedJsonSchemaError("#/properties/a", "not", "negation");
     expect(answer(schema)).toMatchObject({ status: 400, message: schema.message, param: "response_format" });
     expect(answer(schema).code).toBe("unsupported_schema");
-    expect(answer(new InvalidSamplerOptionError("topP", "a number in (0, 1]", 2))).toMatchObject({
+    expect(answer(new InvalidOptionError("topP", "a number in (0, 1]", 2))).toMatchObject({
       status: 400,
       message: "Expected a number in (0, 1] for top_p but received 2. Nothing was started.",
       param: "top_p",
@@ -157,7 +157,7 @@ describe("the server's answer to a library error", () => {
 
 describe("a grammar the backend refuses", () => {
   it("is named by the request field whose schema made it, not by the library's grammar option", () => {
-    const refused = new InvalidSamplerOptionError(
+    const refused = new InvalidOptionError(
       "grammar",
       "a GBNF grammar of at most 262144 bytes (split it into fewer, shorter rules)",
       "a grammar of 271142 bytes",
@@ -195,7 +195,7 @@ describe("a grammar the backend refuses", () => {
 
   it("leaves out a limit it cannot read or that is not one, and still answers 400 naming the field", () => {
     const refusal = (limit: () => unknown) => {
-      const error = new InvalidSamplerOptionError("grammar", "a smaller grammar", "a grammar of 9 bytes");
+      const error = new InvalidOptionError("grammar", "a smaller grammar", "a grammar of 9 bytes");
       Object.defineProperty(error, "limit", { get: limit });
       return error;
     };
@@ -228,7 +228,7 @@ describe("a grammar the backend refuses", () => {
       );
     }
     // Only a refusal with a limit carries the field at all.
-    expect(Object.hasOwn(new InvalidSamplerOptionError("topK", "an integer", "x"), "limit")).toBe(false);
+    expect(Object.hasOwn(new InvalidOptionError("topK", "an integer", "x"), "limit")).toBe(false);
   });
 
   it("blames the tools for a tool schema the grammar cannot enforce, not response_format", () => {

@@ -3,7 +3,7 @@
 import { connect } from "node:net";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { InvalidSamplerOptionError } from "../../src/backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../src/backends/llamacpp/errors/invalid-option-error.js";
 import { ContextOverflowError } from "../../src/core/errors/context-overflow-error.js";
 import { InvalidModelOptionError } from "../../src/core/errors/invalid-model-option-error.js";
 import { closeServersAfterEach, hello, serve } from "./scripted-server.js";
@@ -159,7 +159,7 @@ describe("messages in request fields", () => {
 
   it("names the request field of a refused sampler option", async () => {
     const { client } = await serve([
-      { text: "", throwOnCall: new InvalidSamplerOptionError("topP", "a number in (0, 1]", 7) },
+      { text: "", throwOnCall: new InvalidOptionError("topP", "a number in (0, 1]", 7) },
     ]);
     const error = await client.chat.completions
       .create({ model: "scripted-model", messages: hello })

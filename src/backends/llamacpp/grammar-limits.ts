@@ -1,13 +1,13 @@
 // llama.cpp parses a GBNF grammar and expands its rules by recursion, with no depth limit of its own:
 // a deep enough grammar overflows the stack of the JavaScript thread (SIGSEGV). These checks bound it
 // before the grammar reaches the addon.
-import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "./errors/invalid-option-error.js";
 import { maximumGrammarBytes, maximumGrammarNesting } from "./native-limits.js";
 
 export function checkGrammarLimits(grammar: string): void {
   const bytes = Buffer.byteLength(grammar, "utf8");
   if (bytes > maximumGrammarBytes) {
-    throw new InvalidSamplerOptionError(
+    throw new InvalidOptionError(
       "grammar",
       `a GBNF grammar of at most ${maximumGrammarBytes} bytes (split it into fewer, shorter rules)`,
       `a grammar of ${bytes} bytes`,
@@ -16,7 +16,7 @@ export function checkGrammarLimits(grammar: string): void {
   }
   const nesting = groupNesting(grammar);
   if (nesting > maximumGrammarNesting) {
-    throw new InvalidSamplerOptionError(
+    throw new InvalidOptionError(
       "grammar",
       `a GBNF grammar with at most ${maximumGrammarNesting} nested groups (move inner groups into rules of their own)`,
       `a grammar nesting ${nesting} groups deep`,

@@ -10,7 +10,7 @@ import type {
 import { type ForkSource, forkPromptTokens } from "./branches/fork-prompt.js";
 import { GrammarError } from "./errors/grammar-error.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
-import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "./errors/invalid-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import {
   type GenerateTokensOptions,
@@ -133,7 +133,7 @@ export class LlamaContext implements AsyncDisposable {
   }
 
   /**
-   * Starts a generation from prompt tokens. Options are validated first (InvalidSamplerOptionError,
+   * Starts a generation from prompt tokens. Options are validated first (InvalidOptionError,
    * GrammarError, ContextOverflowError are thrown here, before any decoding). Decoding begins at once
    * in the background and pauses when the stream's queue is full.
    */
@@ -217,7 +217,7 @@ export class LlamaContext implements AsyncDisposable {
   prefillPrefix(promptTokens: ArrayLike<number>): PrefixPrefill {
     if (this.#disposed) throw new LlamaDisposedError("context");
     const prompt = checkTokens("promptTokens", promptTokens, this.#vocabSize);
-    if (prompt.length === 0) throw new InvalidSamplerOptionError("promptTokens", "at least one token", "[]");
+    if (prompt.length === 0) throw new InvalidOptionError("promptTokens", "at least one token", "[]");
     if (prompt.length >= this.#info.sequenceContextSize)
       throw new ContextOverflowError(prompt.length, this.#info.sequenceContextSize);
     const job = this.#call(() =>
@@ -310,7 +310,7 @@ function translateNativeError(
     case "ERR_DISPOSED":
       return new LlamaDisposedError("context");
     case "ERR_TOKEN_OUT_OF_RANGE":
-      return new InvalidSamplerOptionError("token id", "ids inside the vocabulary", message);
+      return new InvalidOptionError("token id", "ids inside the vocabulary", message);
     default:
       return error;
   }

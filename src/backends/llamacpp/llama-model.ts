@@ -6,7 +6,7 @@ import { findLlamaCppHazards } from "../../gguf/llama-cpp-hazards.js";
 import type { HugePageAdvice, NativeContext, NativeModel, NativeModelMetadata } from "./addon-types.js";
 import { resolveContextOptions } from "./context-option-checks.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
-import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "./errors/invalid-option-error.js";
 import { LlamaDisposedError } from "./errors/llama-disposed-error.js";
 import { ModelLoadAbortedError } from "./errors/model-load-aborted-error.js";
 import { ModelLoadError } from "./errors/model-load-error.js";
@@ -92,7 +92,7 @@ export async function loadLlamaModel(path: string, options: LoadLlamaModelOption
   const hugePages = options.hugePages === undefined ? true : checkBoolean("hugePages", options.hugePages);
   const signal = checkSignal("signal", options.signal);
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
-    throw new InvalidSamplerOptionError("onProgress", "a function", options.onProgress);
+    throw new InvalidOptionError("onProgress", "a function", options.onProgress);
   }
   const fullPath = resolve(path);
   if (!existsSync(fullPath)) throw new ModelLoadError(fullPath, "no such file");
@@ -233,7 +233,7 @@ export class LlamaModel implements AsyncDisposable {
   }
 
   /**
-   * Creates a context. Options are checked first (InvalidSamplerOptionError, or IncompatibleOptionsError
+   * Creates a context. Options are checked first (InvalidOptionError, or IncompatibleOptionsError
    * for combinations llama.cpp would abort on, such as batchSize below sequences).
    */
   async createContext(options: LlamaContextOptions = {}): Promise<LlamaContext> {

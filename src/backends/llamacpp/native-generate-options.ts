@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import { ContextOverflowError } from "../../core/errors/context-overflow-error.js";
 import type { NativeGenerateOptions } from "./addon-types.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
-import { InvalidSamplerOptionError } from "./errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "./errors/invalid-option-error.js";
 import { checkGrammarLimits } from "./grammar-limits.js";
 import {
   float32Maximum,
@@ -222,7 +222,7 @@ function checkLogitBias(
   if (value instanceof Map) entries = [...value.entries()];
   else if (typeof value === "object" && value !== null && !Array.isArray(value))
     entries = Object.entries(value);
-  else throw new InvalidSamplerOptionError("logitBias", "a Map or record of token id to bias", value);
+  else throw new InvalidOptionError("logitBias", "a Map or record of token id to bias", value);
   const tokens = new Int32Array(entries.length);
   const values = new Float32Array(entries.length);
   entries.forEach(([key, bias], index) => {
@@ -230,7 +230,7 @@ function checkLogitBias(
     tokens[index] = checkInteger(`logitBias key ${String(key)}`, token, 0, vocabSize - 1);
     // A bias travels as float32: above its maximum it became +Infinity, and Infinity - Infinity NaN.
     if (typeof bias !== "number" || Number.isNaN(bias) || bias > float32Maximum) {
-      throw new InvalidSamplerOptionError(
+      throw new InvalidOptionError(
         `logitBias[${String(key)}]`,
         `a number <= ${float32Maximum} or -Infinity`,
         bias,
@@ -241,7 +241,7 @@ function checkLogitBias(
   return { tokens, values };
 }
 
-/** Validates everything before any native work; throws InvalidSamplerOptionError or ContextOverflowError. */
+/** Validates everything before any native work; throws InvalidOptionError or ContextOverflowError. */
 export function resolveGenerateOptions(
   prompt: Int32Array,
   options: GenerateTokensOptions,
@@ -264,7 +264,7 @@ export function resolveGenerateOptions(
     seed,
     maxTokens,
   } = options;
-  if (prompt.length === 0) throw new InvalidSamplerOptionError("promptTokens", "at least one token", "[]");
+  if (prompt.length === 0) throw new InvalidOptionError("promptTokens", "at least one token", "[]");
   const resolvedMaxTokens =
     maxTokens === undefined ? 0 : checkInteger("maxTokens", maxTokens, 1, Number.MAX_SAFE_INTEGER);
   if (prompt.length >= sequenceContextSize)
@@ -347,10 +347,10 @@ export function resolveGenerateOptions(
     queueCapacity,
   };
   if (grammar !== undefined && grammar.trim() === "") {
-    throw new InvalidSamplerOptionError("grammar", "a non-empty GBNF grammar", grammar);
+    throw new InvalidOptionError("grammar", "a non-empty GBNF grammar", grammar);
   }
   if (options.afterPrefill !== undefined && !(options.afterPrefill instanceof PrefixPrefill)) {
-    throw new InvalidSamplerOptionError(
+    throw new InvalidOptionError(
       "afterPrefill",
       "a PrefixPrefill from LlamaContext.prefillPrefix",
       options.afterPrefill,

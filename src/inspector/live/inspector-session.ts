@@ -6,7 +6,7 @@ import type { LlamaBranch } from "../../backends/llamacpp/branches/llama-branch.
 import { LlamaBranchPool } from "../../backends/llamacpp/branches/llama-branch-pool.js";
 import { GrammarError } from "../../backends/llamacpp/errors/grammar-error.js";
 import { InvalidForkError } from "../../backends/llamacpp/errors/invalid-fork-error.js";
-import { InvalidSamplerOptionError } from "../../backends/llamacpp/errors/invalid-sampler-option-error.js";
+import { InvalidOptionError } from "../../backends/llamacpp/errors/invalid-option-error.js";
 import type { LlamaContext } from "../../backends/llamacpp/llama-context.js";
 import type { LlamaModel } from "../../backends/llamacpp/llama-model.js";
 import { LogitsTraceBuilder } from "../../backends/llamacpp/logits-trace-builder.js";
@@ -81,7 +81,7 @@ function requestErrorOf(error: unknown, overflowField: "prompt" | "atTokenIndex"
     return new InspectorRequestError(overflowField, `${problem} (${error.message})`);
   }
   if (GrammarError.isInstance(error)) return new InspectorRequestError("settings.grammar", error.message);
-  if (InvalidSamplerOptionError.isInstance(error)) {
+  if (InvalidOptionError.isInstance(error)) {
     const name = /^[A-Za-z]+/.exec(error.optionName)?.[0] ?? error.optionName;
     return new InspectorRequestError(`settings.${name}`, error.message);
   }

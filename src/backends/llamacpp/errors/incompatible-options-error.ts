@@ -1,12 +1,12 @@
-import { InvalidSamplerOptionError } from "./invalid-sampler-option-error.js";
+import { InvalidOptionError } from "./invalid-option-error.js";
 
 /**
  * Options that are each in range but cannot work together (batchSize below sequences), or that ask for
  * more than llama.cpp or the machine can hold. llama.cpp answers most of these with an assertion that
  * aborts the process, so they are refused before any native call. A subclass of
- * InvalidSamplerOptionError, so code that maps option errors (the server's 400) handles it too.
+ * InvalidOptionError, so code that maps option errors (the server's 400) handles it too.
  */
-export class IncompatibleOptionsError extends InvalidSamplerOptionError {
+export class IncompatibleOptionsError extends InvalidOptionError {
   readonly problem: string;
   readonly remedy: string;
 

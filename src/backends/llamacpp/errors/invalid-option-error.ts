@@ -1,10 +1,16 @@
 import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
+// The marker keeps the class's first name, so isInstance still knows an error thrown by an older copy of
+// the package loaded alongside this one.
 const marker = Symbol.for("tessera.error.InvalidSamplerOptionError");
 
-/** A generation, context or model option has the wrong type, is out of range, or is unknown. */
-export class InvalidSamplerOptionError extends TesseraError {
+/**
+ * A generation, context or model option has the wrong type, is out of range, or is unknown. Was
+ * `InvalidSamplerOptionError`, a name that said "sampler" of a model path or a context size too; that
+ * name is still exported for existing code and is the same class.
+ */
+export class InvalidOptionError extends TesseraError {
   readonly [marker] = true;
   override readonly kind: ErrorKind = "invalid-option";
 
@@ -23,14 +29,14 @@ export class InvalidSamplerOptionError extends TesseraError {
     limit?: { readonly most: number; readonly unit: string },
   ) {
     super(`Expected ${expected} for ${optionName} but received ${describe(received)}. Nothing was started.`);
-    this.name = "InvalidSamplerOptionError";
+    this.name = "InvalidOptionError";
     this.optionName = optionName;
     this.received = received;
     // Only where there is one: every other option error stays as it was (no `limit: undefined` in logs).
     if (limit !== undefined) this.limit = limit;
   }
 
-  static override isInstance(error: unknown): error is InvalidSamplerOptionError {
+  static override isInstance(error: unknown): error is InvalidOptionError {
     return hasErrorMarker(error, marker);
   }
 }
@@ -41,5 +47,11 @@ function describe(value: unknown): string {
   }
   if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
   if (Array.isArray(value)) return `an array of ${value.length}`;
-  return `a ${value.constructor?.name ?? typeof value}`;
+  const kind = value.constructor?.name ?? typeof value;
+  return `${/^[aeiou]/i.test(kind) ? "an" : "a"} ${kind}`;
 }
+
+/** @deprecated The old name of {@link InvalidOptionError}: the same class. */
+export const InvalidSamplerOptionError = InvalidOptionError;
+/** @deprecated The old name of {@link InvalidOptionError}. */
+export type InvalidSamplerOptionError = InvalidOptionError;
