@@ -76,6 +76,8 @@ export class BenchHttpClient {
    * before one, and after an answer that announced the close. A socket serves one origin only.
    */
   readonly #answerEnds = new WeakMap<Socket, number>();
+  /** Resolves when the socket closes (settle()). */
+  readonly #closes = new WeakMap<Socket, Promise<void>>();
   #closed = false;
   readonly #newConnections: boolean;
 
@@ -178,20 +180,29 @@ export class BenchHttpClient {
     const socket = origin.lastSocket;
     const wait = origin.lastAnswerEnd + settleLimitMs - performance.now();
     if (socket !== null && !socket.destroyed && wait > 0) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          socket.off("close", done);
-          resolve();
-        };
-        const timer = setTimeout(done, wait);
-        socket.once("close", done);
-      });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.#closedOf(socket),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, wait);
+        }),
+      ]);
+      clearTimeout(timer);
     }
     // Then a whole turn of the event loop, through its poll phase: on a loop held up past the close (a
     // loaded machine) the limit can be over before the server's FIN has been read, and the agent would
     // still hand out the closed socket. Two check phases have a poll phase between them.
     for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** One promise per socket, so settle() calls at once on one socket add one 'close' listener, not one each. */
+  #closedOf(socket: Socket): Promise<void> {
+    let closed = this.#closes.get(socket);
+    if (closed === undefined) {
+      closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      this.#closes.set(socket, closed);
+    }
+    return closed;
   }
 
   /** Whether requests to `origin` now go on a new connection each (it closed them right after answering). */

@@ -279,6 +279,28 @@ describe("BenchHttpClient", () => {
     }
   });
 
+  it("adds one close listener to a socket however many settle() calls wait on it at once", async () => {
+    const { server, url } = await listen((request, response) => {
+      request.resume();
+      request.on("end", () => response.end("ok"));
+    });
+    const client = new BenchHttpClient();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      expect(await post(client, url)).toBe("ok");
+      await Promise.all(Array.from({ length: 12 }, () => client.settle(url)));
+      // The warning is emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      client.close();
+      server.close();
+    }
+  });
+
   it("keeps connections to a server that closes one only now and then, or whose socket it cut itself", async () => {
     // Node's maxRequestsPerSocket (nginx's keepalive_requests): the 5th answer says Connection: close.
     const sockets = new Set<Socket>();

@@ -1,4 +1,7 @@
+import { hasErrorMarker } from "../../../core/errors/tessera-error.js";
 import { InvalidOptionError } from "./invalid-option-error.js";
+
+const marker = Symbol.for("tessera.error.IncompatibleOptionsError");
 
 /**
  * Options that are each in range but cannot work together (batchSize below sequences), or that ask for
@@ -7,6 +10,7 @@ import { InvalidOptionError } from "./invalid-option-error.js";
  * InvalidOptionError, so code that maps option errors (the server's 400) handles it too.
  */
 export class IncompatibleOptionsError extends InvalidOptionError {
+  readonly [marker] = true;
   readonly problem: string;
   readonly remedy: string;
 
@@ -16,5 +20,10 @@ export class IncompatibleOptionsError extends InvalidOptionError {
     this.message = `${problem}; ${remedy}. Nothing was started.`;
     this.problem = problem;
     this.remedy = remedy;
+  }
+
+  // Its own marker: the inherited isInstance would say yes to every InvalidOptionError.
+  static override isInstance(error: unknown): error is IncompatibleOptionsError {
+    return hasErrorMarker(error, marker);
   }
 }

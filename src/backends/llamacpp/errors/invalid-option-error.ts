@@ -46,9 +46,18 @@ function describe(value: unknown): string {
     return String(value);
   }
   if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  const kind = value.constructor?.name ?? typeof value;
-  return `${/^[aeiou]/i.test(kind) ? "an" : "a"} ${kind}`;
+  // A Proxy's trap may throw here (a revoked one throws even for Array.isArray), and an anonymous class
+  // has an empty name: the error must still be made.
+  let kind: unknown;
+  try {
+    if (Array.isArray(value)) return `an array of ${value.length}`;
+    kind = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  } catch {
+    kind = undefined;
+  }
+  const name = typeof kind === "string" && kind !== "" ? kind : "object";
+  // "an Object", "an Int32Array", but "a URL", "a Uint8Array": the built-in names that start with U say "you".
+  return `${/^[aeio]/i.test(name) ? "an" : "a"} ${name}`;
 }
 
 /** @deprecated The old name of {@link InvalidOptionError}: the same class. */
