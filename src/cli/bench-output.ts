@@ -1,6 +1,6 @@
 // What every `tessera bench` subcommand does with its result: name the command line that made it, write
 // <name>.json, .md and .svg, and print either the JSON (--json, for scripts) or the table and the paths.
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { writeResults } from "../bench/write-results.js";
 import { prepareOutputDirectory, reportCreatedFolders } from "./output-folder.js";
 
@@ -11,9 +11,19 @@ import { prepareOutputDirectory, reportCreatedFolders } from "./output-folder.js
  */
 export const defaultBenchOut = "tessera-bench";
 
-/** The command line as typed, so a result file says how to reproduce it. */
-export function benchCommandLine(): string {
-  return `tessera ${process.argv.slice(2).join(" ")}`;
+/**
+ * The command line as typed, so a result file says how to reproduce it. Node's own flags
+ * (`node --single-threaded-gc …/main.js bench ttfb`) change what a run measures, so with any the line
+ * names node, them and the script instead of `tessera`.
+ */
+export function benchCommandLine(
+  argv: readonly string[] = process.argv,
+  execArgv: readonly string[] = process.execArgv,
+  cwd: string = process.cwd(),
+): string {
+  const args = argv.slice(2).join(" ");
+  if (execArgv.length === 0 || argv[1] === undefined) return `tessera ${args}`;
+  return `node ${execArgv.join(" ")} ${relative(cwd, argv[1]) || argv[1]} ${args}`;
 }
 
 /** Checks (and makes) the --out folder before any benchmark work, so a bad path fails at once. */
