@@ -13,17 +13,29 @@ export const defaultBenchOut = "tessera-bench";
 
 /**
  * The command line as typed, so a result file says how to reproduce it. Node's own flags
- * (`node --single-threaded-gc …/main.js bench ttfb`) change what a run measures, so with any the line
- * names node, them and the script instead of `tessera`.
+ * (`node --single-threaded-gc …/main.js bench ttfb`) and NODE_OPTIONS change what a run measures, so with
+ * any flag the line names node, the flags and the script instead of `tessera`, and NODE_OPTIONS goes in
+ * front. Words with spaces or shell characters are quoted, so the line can be pasted into a shell.
  */
 export function benchCommandLine(
   argv: readonly string[] = process.argv,
   execArgv: readonly string[] = process.execArgv,
   cwd: string = process.cwd(),
+  nodeOptions: string | undefined = process.env.NODE_OPTIONS,
 ): string {
-  const args = argv.slice(2).join(" ");
-  if (execArgv.length === 0 || argv[1] === undefined) return `tessera ${args}`;
-  return `node ${execArgv.join(" ")} ${relative(cwd, argv[1]) || argv[1]} ${args}`;
+  const args = argv.slice(2).map(shellWord);
+  const environment =
+    nodeOptions === undefined || nodeOptions.trim() === "" ? [] : [`NODE_OPTIONS=${shellWord(nodeOptions)}`];
+  const command =
+    execArgv.length === 0 || argv[1] === undefined
+      ? ["tessera", ...args]
+      : ["node", ...execArgv.map(shellWord), shellWord(relative(cwd, argv[1]) || argv[1]), ...args];
+  return [...environment, ...command].join(" ");
+}
+
+/** A word as a POSIX shell reads it back: as is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** Checks (and makes) the --out folder before any benchmark work, so a bad path fails at once. */

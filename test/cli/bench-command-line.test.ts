@@ -19,7 +19,47 @@ describe("benchCommandLine", () => {
         ["/usr/bin/node", "/repo/dist/cli/main.js", "bench", "ttfb", "--prompt-tokens", "256"],
         ["--single-threaded-gc"],
         "/repo",
+        "",
       ),
     ).toBe("node --single-threaded-gc dist/cli/main.js bench ttfb --prompt-tokens 256");
+  });
+
+  it("puts NODE_OPTIONS in front, which execArgv does not show", () => {
+    expect(
+      benchCommandLine(
+        ["node", "/repo/dist/cli/main.js", "bench", "ttfb"],
+        [],
+        "/repo",
+        "--max-old-space-size=4096",
+      ),
+    ).toBe("NODE_OPTIONS=--max-old-space-size=4096 tessera bench ttfb");
+    expect(
+      benchCommandLine(["node", "/repo/dist/cli/main.js", "bench"], [], "/repo", "--expose-gc --trace-gc"),
+    ).toBe("NODE_OPTIONS='--expose-gc --trace-gc' tessera bench");
+  });
+
+  it("quotes words a shell would split or expand, so the line can be pasted", () => {
+    expect(
+      benchCommandLine(
+        [
+          "node",
+          "/repo/dist/cli/main.js",
+          "bench",
+          "ttfb",
+          "--out",
+          "/tmp/out dir",
+          "--remote",
+          "http://h/v1,m,KEY",
+        ],
+        ["--require", "/x/a b.cjs"],
+        "/repo",
+        undefined,
+      ),
+    ).toBe(
+      "node --require '/x/a b.cjs' dist/cli/main.js bench ttfb --out '/tmp/out dir' --remote http://h/v1,m,KEY",
+    );
+    expect(benchCommandLine(["node", "main.js", "bench", "it's", ""], [], "/", undefined)).toBe(
+      "tessera bench 'it'\\''s' ''",
+    );
   });
 });
