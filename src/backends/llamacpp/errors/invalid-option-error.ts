@@ -1,3 +1,4 @@
+import { classNameOf } from "../../../core/errors/class-name-of.js";
 import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
@@ -46,18 +47,13 @@ function describe(value: unknown): string {
     return String(value);
   }
   if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-  // A Proxy's trap may throw here (a revoked one throws even for Array.isArray), and an anonymous class
-  // has an empty name: the error must still be made.
-  let kind: unknown;
+  // A revoked Proxy throws even for Array.isArray: the error must still be made.
   try {
     if (Array.isArray(value)) return `an array of ${value.length}`;
-    kind = (value as { constructor?: { name?: unknown } }).constructor?.name;
   } catch {
-    kind = undefined;
+    return "an object";
   }
-  const name = typeof kind === "string" && kind !== "" ? kind : "object";
-  // "an Object", "an Int32Array", but "a URL", "a Uint8Array": the built-in names that start with U say "you".
-  return `${/^[aeio]/i.test(name) ? "an" : "a"} ${name}`;
+  return classNameOf(value as object);
 }
 
 /** @deprecated The old name of {@link InvalidOptionError}: the same class. */

@@ -1,3 +1,4 @@
+import { classNameOf } from "../../../core/errors/class-name-of.js";
 import type { ErrorKind } from "../../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../../core/errors/tessera-error.js";
 
@@ -8,8 +9,7 @@ function describe(value: unknown): string {
   if (ArrayBuffer.isView(value)) return `a single ${value.constructor.name}`;
   if (typeof value !== "object") return `a ${typeof value}`;
   if (isTrace(value)) return "a logits trace";
-  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === "string" && name !== "Object" ? `a ${name}` : "an object";
+  return classNameOf(value);
 }
 
 function isTrace(value: unknown): boolean {
