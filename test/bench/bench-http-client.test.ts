@@ -21,6 +21,16 @@ const post = (client: BenchHttpClient, url: string) =>
     .request({ method: "POST", url, body: '{"prompt":"x"}', signal: AbortSignal.timeout(5000) })
     .then(BenchHttpClient.text);
 
+/** `count` requests one after another, each after settle() as a benchmark's runs send them: their bodies. */
+async function settleAndPost(client: BenchHttpClient, url: string, count: number): Promise<string[]> {
+  const bodies: string[] = [];
+  for (let request = 0; request < count; request++) {
+    await client.settle(url);
+    bodies.push(await post(client, url));
+  }
+  return bodies;
+}
+
 describe("BenchHttpClient", () => {
   it("keeps the connection alive between requests", async () => {
     const sockets = new Set<Socket>();
@@ -205,10 +215,7 @@ describe("BenchHttpClient", () => {
     });
     const client = new BenchHttpClient();
     try {
-      for (let request = 0; request < 20; request++) {
-        await client.settle(url);
-        expect(await post(client, url)).toContain("[DONE]");
-      }
+      for (const body of await settleAndPost(client, url, 20)) expect(body).toContain("[DONE]");
       expect(sockets.size).toBe(20);
       expect(client.freshConnectionsFor(new URL(url).origin)).toBe(true);
       expect(client.connectionNote(new URL(url).origin)).toMatch(
@@ -266,10 +273,7 @@ describe("BenchHttpClient", () => {
     });
     const client = new BenchHttpClient();
     try {
-      for (let request = 0; request < 4; request++) {
-        await client.settle(url);
-        expect(await post(client, url)).toBe("ok");
-      }
+      expect(await settleAndPost(client, url, 4)).toEqual(["ok", "ok", "ok", "ok"]);
       expect(sockets.size).toBe(4);
       expect(client.freshConnectionsFor(new URL(url).origin)).toBe(true);
     } finally {
