@@ -215,7 +215,9 @@ describe("BenchHttpClient", () => {
     });
     const client = new BenchHttpClient();
     try {
-      for (const body of await settleAndPost(client, url, 20)) expect(body).toContain("[DONE]");
+      const bodies = await settleAndPost(client, url, 20);
+      expect(bodies).toHaveLength(20);
+      for (const body of bodies) expect(body).toContain("[DONE]");
       expect(sockets.size).toBe(20);
       expect(client.freshConnectionsFor(new URL(url).origin)).toBe(true);
       expect(client.connectionNote(new URL(url).origin)).toMatch(
