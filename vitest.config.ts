@@ -15,6 +15,7 @@ const unit = [
   "test/bench/paired-comparison.test.ts",
   "test/cli/bench-command-line.test.ts",
   "test/cli/bench-stats-and-report.test.ts",
+  "test/core/class-name-of.test.ts",
   "test/cli/bench-strategies-flags.test.ts",
   "test/cli/bench-targets.test.ts",
   "test/cli/bench-token-rate.test.ts",

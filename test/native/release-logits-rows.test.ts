@@ -173,6 +173,24 @@ describe("releaseLogitsRows on LlamaContext.generate's rows", () => {
     expect(() => releaseLogitsRows(undefined as never)).toThrow(
       /received undefined\. Pass thunk\.generation/,
     );
+    // The message is made even for values that hide what they are, and names a class with its article.
+    const trap = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("trap");
+        },
+        has() {
+          throw new Error("trap");
+        },
+      },
+    );
+    expect(new ReleaseSourceError(trap).message).toMatch(/received an object\. Nothing was released\.$/);
+    const revocable = Proxy.revocable({}, {});
+    revocable.revoke();
+    expect(new ReleaseSourceError(revocable.proxy).message).toContain("received an object.");
+    expect(new ReleaseSourceError(new Set()).message).toContain("received a Set.");
+    expect(new ReleaseSourceError(new (class Apple {})()).message).toContain("received an Apple.");
     expect(() => releaseLogitsRows({ generation: {} } as never)).toThrow(
       /releaseLogitsRows\(thunk\.generation\)/,
     );

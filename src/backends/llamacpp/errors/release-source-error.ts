@@ -32,16 +32,26 @@ function hint(value: unknown): string {
   return "Pass thunk.generation, or an array of rows.";
 }
 
+/** A Proxy's trap may throw while the message reads the value: the error must still be made. */
+function guarded(read: (value: unknown) => string, value: unknown, otherwise: string): string {
+  try {
+    return read(value);
+  } catch {
+    return otherwise;
+  }
+}
+
 /** releaseLogitsRows was given something other than a generation's metadata or a list of rows. */
 export class ReleaseSourceError extends TesseraError {
   readonly [marker] = true;
   override readonly kind: ErrorKind = "invalid-argument";
 
   constructor(received: unknown, detail?: string) {
+    const advice = guarded(hint, received, "");
     super(
       `releaseLogitsRows expects a generation's metadata (thunk.generation) or an iterable of rows ` +
-        `(event.rawLogits.full, event.logits.full) but received ${describe(received)}` +
-        `${detail === undefined ? "" : ` (${detail})`}. ${hint(received)} Nothing was released.`,
+        `(event.rawLogits.full, event.logits.full) but received ${guarded(describe, received, "an object")}` +
+        `${detail === undefined ? "" : ` (${detail})`}. ${advice === "" ? "" : `${advice} `}Nothing was released.`,
     );
     this.name = "ReleaseSourceError";
   }
