@@ -3,7 +3,7 @@
 // and its error names the request and whether a kept-alive connection was under it; an error body is read
 // only as far as a message needs.
 import { spawn } from "node:child_process";
-import { once } from "node:events";
+import { getEventListeners, once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -188,6 +188,127 @@ describe("BenchHttpClient", () => {
     } finally {
       client.close();
       server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("fails at once with an AbortError for a signal already aborted, sending nothing", async () => {
+    let requests = 0;
+    const { server, url } = await listen((request, response) => {
+      requests++;
+      request.resume();
+      response.end("ok");
+    });
+    const client = new BenchHttpClient();
+    try {
+      const controller = new AbortController();
+      controller.abort(new Error("stopped by the caller"));
+      const failure = await client
+        .request({ method: "POST", url, body: "{}", signal: controller.signal })
+        .catch((error: unknown) => error);
+      expect(failure).toMatchObject({
+        name: "AbortError",
+        code: "ABORT_ERR",
+        message: "The operation was aborted",
+      });
+      expect((failure as Error).cause).toEqual(new Error("stopped by the caller"));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(requests).toBe(0);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it("stops a body being read when its signal aborts, and leaves no listener on a signal it is done with", async () => {
+    const { server, url } = await listen((request, response) => {
+      request.resume();
+      // The head and a first piece, then nothing: the body stays open until the client stops it.
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: 1\n\n");
+    });
+    const client = new BenchHttpClient();
+    try {
+      const controller = new AbortController();
+      const response = await client.request({ method: "POST", url, body: "{}", signal: controller.signal });
+      const reading = (async () => {
+        for await (const _ of response) controller.abort();
+      })();
+      await expect(reading).rejects.toThrow(/aborted/i);
+      expect(response.destroyed).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+
+      // A request that ends normally gives its listener back too, so one signal can serve many requests.
+      const shared = new AbortController();
+      const { server: okServer, url: okUrl } = await listen((request, okResponse) => {
+        request.resume();
+        request.on("end", () => okResponse.end("ok"));
+      });
+      try {
+        for (let request = 0; request < 20; request++) {
+          const answer = await client.request({
+            method: "POST",
+            url: okUrl,
+            body: "{}",
+            signal: shared.signal,
+          });
+          expect(await BenchHttpClient.text(answer)).toBe("ok");
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(getEventListeners(shared.signal, "abort")).toHaveLength(0);
+      } finally {
+        okServer.close();
+      }
+    } finally {
+      client.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("sends a URL's path and query as given, to the same server however many URLs it has seen", async () => {
+    const seen: string[] = [];
+    const { server, url } = await listen((request, response) => {
+      seen.push(request.url ?? "");
+      request.resume();
+      request.on("end", () => response.end(request.url));
+    });
+    const base = url.replace("/v1/completions", "");
+    const client = new BenchHttpClient();
+    try {
+      expect(await post(client, `${url}?stream=1&x=%20y`)).toBe("/v1/completions?stream=1&x=%20y");
+      // More distinct URLs than the client keeps parsed (one per timed request's timings, as a run sends),
+      // with the first URL sent between them: every request still goes where its own URL says.
+      for (let id = 0; id < 80; id++) {
+        expect(await post(client, `${base}/debug/first-token/${id}`)).toBe(`/debug/first-token/${id}`);
+        if (id % 10 === 0) expect(await post(client, url)).toBe("/v1/completions");
+      }
+      expect(seen).toHaveLength(1 + 80 + 8);
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
+  it("sends to an IPv6 literal URL", async (context) => {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => response.end("over IPv6"));
+    });
+    const listening = once(server, "listening").then(() => true);
+    const failed = once(server, "error").then(() => false);
+    server.listen(0, "::1");
+    if (!(await Promise.race([listening, failed]))) {
+      context.skip(); // no IPv6 loopback on this machine
+      return;
+    }
+    const client = new BenchHttpClient();
+    try {
+      const url = `http://[::1]:${(server.address() as AddressInfo).port}/v1/completions`;
+      expect(await post(client, url)).toBe("over IPv6");
+    } finally {
+      client.close();
       server.close();
     }
   });
