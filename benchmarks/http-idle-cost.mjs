@@ -3,13 +3,16 @@
 // first bytes. One child echoes raw bytes (node:net: the loopback hop and the two wake-ups, no HTTP); the
 // other is the HTTP floor server of `bench ttfb` (node:http: it reads and parses the JSON body of a
 // /v1/completions request and answers one SSE event at once), read two ways: with a bare node:http
-// request (options object, a 'data' listener: the least a node:http client does) and with BenchHttpClient,
-// as the benchmark's server rows read. The echo row against the bare one is what Node's HTTP layers
-// (server and client) cost at that idle gap; the bare row against BenchHttpClient's is what the
-// benchmark's own client adds. In `bench ttfb` every served request arrives after the other rows ran,
-// tens of milliseconds of idle time for that server. Gap 0 sends the next request on the next turn.
-// Needs `npm run build`.
-//   node benchmarks/http-idle-cost.mjs [--gaps 0,2,20] [--rounds 300] [--markdown]
+// request (an options object, nothing else) and with BenchHttpClient, as the benchmark's server rows
+// read; both read the body with `for await`, as those rows do. The echo row against the bare one is what
+// Node's HTTP layers (server and client) cost at that idle gap; the bare row against BenchHttpClient's is
+// what the benchmark's own client adds to its request. In `bench ttfb` every served request arrives after
+// the other rows ran: 100-300 ms in which that server sat idle. Gap 0 sends on the next event-loop turn.
+//
+// The rows run in all six orders in turn, so each follows each other row equally often, and 300
+// unmeasured rounds first take V8 past compiling the request paths, so the first gap measured is not
+// also the one that warms them. Needs `npm run build`.
+//   node benchmarks/http-idle-cost.mjs [--gaps 0,2,20,200] [--rounds 300] [--markdown]
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
@@ -17,7 +20,12 @@ import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { BenchHttpClient } from "../dist/bench/bench-http-client.js";
+
+const usage = "usage: node benchmarks/http-idle-cost.mjs [--gaps 0,2,20,200] [--rounds 300] [--markdown]";
+/** Unmeasured rounds before the first gap (V8 compiles each request path over its first few hundred). */
+const warmUpRounds = 300;
+/** A request that takes longer than this failed (a child stopped answering). */
+const requestLimitMs = 10_000;
 
 if (process.argv[2] === "--echo-child") {
   // One byte in, the same byte out, Nagle off: the cheapest answer a process can give over TCP.
@@ -30,48 +38,90 @@ if (process.argv[2] === "--echo-child") {
   await main();
 }
 
+function fail(message) {
+  console.error(`http-idle-cost: ${message}`);
+  process.exit(2);
+}
+
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      gaps: { type: "string", default: "0,2,20" },
-      rounds: { type: "string", default: "300" },
-      markdown: { type: "boolean", default: false },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        gaps: { type: "string", default: "0,2,20,200" },
+        rounds: { type: "string", default: "300" },
+        markdown: { type: "boolean", default: false },
+      },
+    }));
+  } catch (error) {
+    fail(`${error.message}\n${usage}`);
+  }
+  if (!/^\d+$/.test(values.rounds) || Number(values.rounds) < 10)
+    fail(`--rounds must be a whole number of at least 10; got ${values.rounds}`);
   const rounds = Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 10) {
-    console.error(`--rounds must be a whole number of at least 10; got ${values.rounds}`);
-    process.exit(2);
-  }
-  const gaps = values.gaps.split(",").map(Number);
-  if (gaps.some((gap) => !Number.isInteger(gap) || gap < 0 || gap > 1000)) {
-    console.error(
-      `--gaps must be whole numbers of milliseconds from 0 to 1000, comma-separated; got ${values.gaps}`,
+  const gapWords = values.gaps.split(",");
+  if (gapWords.some((word) => !/^\d+$/.test(word) || Number(word) > 1000))
+    fail(
+      `--gaps must be whole numbers of milliseconds from 0 to 1000, comma-separated; got "${values.gaps}"`,
     );
-    process.exit(2);
+  const gaps = gapWords.map(Number);
+  let BenchHttpClient;
+  try {
+    ({ BenchHttpClient } = await import("../dist/bench/bench-http-client.js"));
+  } catch {
+    fail("dist/ is not built: run `npm run build` first");
   }
+
   const entry = join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js");
   const children = [];
+  // Stopped by a signal (not only a terminal's Ctrl-C, which reaches the children too), the children go
+  // with this process.
+  const stop = (signal) => {
+    for (const child of children) child.kill();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  // A child that dies fails the run at once instead of leaving a request waiting for it.
+  let childDied = null;
+  const watch = (child, name) => {
+    children.push(child);
+    child.once("exit", (code, signal) => {
+      childDied ??= new Error(`the ${name} child exited (${signal ?? code}) during the run`);
+    });
+  };
   const client = new BenchHttpClient();
+  let socket;
+  let agent;
   try {
     const echoPort = await freePort();
     const echo = spawn(process.execPath, [import.meta.filename, "--echo-child", String(echoPort)], {
       stdio: ["ignore", "pipe", "inherit"],
     });
-    children.push(echo);
-    await once(echo.stdout, "data");
+    watch(echo, "echo");
+    await Promise.race([
+      once(echo.stdout, "data"),
+      once(echo, "exit").then(() => {
+        throw new Error("the echo child exited before it listened");
+      }),
+    ]);
     const floorPort = await freePort();
-    children.push(
+    watch(
       spawn(process.execPath, [entry, String(floorPort)], { stdio: ["ignore", "ignore", "inherit"] }),
+      "floor",
     );
     await waitForHealth(floorPort);
 
-    const socket = connect(echoPort, "127.0.0.1");
+    socket = connect(echoPort, "127.0.0.1");
     socket.setNoDelay(true);
     await once(socket, "connect");
+    // A connection that closes (its child died) fails the request waiting on it now, not at its time limit:
+    // once() rejects on 'error'. The listener keeps an error with no request waiting from being thrown.
+    socket.on("error", () => {});
+    socket.once("close", () => socket.emit("error", new Error("the echo child's connection closed")));
     const viaEcho = async () => {
       const started = performance.now();
-      const answered = once(socket, "data");
+      const answered = once(socket, "data", { signal: AbortSignal.timeout(requestLimitMs) });
       socket.write("x");
       await answered;
       return performance.now() - started;
@@ -84,12 +134,13 @@ async function main() {
       stream: true,
     });
     const headers = { "content-type": "application/json", accept: "text/event-stream" };
-    const agent = new http.Agent({ keepAlive: true });
+    agent = new http.Agent({ keepAlive: true });
     const bareHeaders = { ...headers, "content-length": String(Buffer.byteLength(body)) };
-    const viaBare = () =>
-      new Promise((resolve, reject) => {
-        const started = performance.now();
-        let first = null;
+    const viaBare = async () => {
+      // Made before the clock starts, as bench ttfb makes its run's deadline.
+      const signal = AbortSignal.timeout(requestLimitMs);
+      const started = performance.now();
+      const response = await new Promise((resolve, reject) => {
         const outgoing = http.request(
           {
             host: "127.0.0.1",
@@ -99,20 +150,18 @@ async function main() {
             agent,
             headers: bareHeaders,
           },
-          (response) => {
-            response.on("data", () => {
-              first ??= performance.now();
-            });
-            response.on("end", () => resolve(first - started));
-            response.on("error", reject);
-          },
+          resolve,
         );
+        signal.addEventListener("abort", () => outgoing.destroy(signal.reason), { once: true });
         outgoing.on("error", reject);
         outgoing.end(body);
       });
+      let first = null;
+      for await (const _ of response) first ??= performance.now();
+      return first - started;
+    };
     const viaHttp = async () => {
-      // Made before the clock starts, as bench ttfb makes its run's deadline.
-      const signal = AbortSignal.timeout(10_000);
+      const signal = AbortSignal.timeout(requestLimitMs);
       const started = performance.now();
       const response = await client.request({ method: "POST", url, headers, body, signal });
       let first = null;
@@ -120,26 +169,40 @@ async function main() {
       return first - started;
     };
 
+    const send = { echo: viaEcho, bare: viaBare, http: viaHttp };
+    const orders = [
+      ["echo", "bare", "http"],
+      ["echo", "http", "bare"],
+      ["bare", "echo", "http"],
+      ["bare", "http", "echo"],
+      ["http", "echo", "bare"],
+      ["http", "bare", "echo"],
+    ];
+    const runRound = async (round, gap, times) => {
+      for (const name of orders[round % orders.length]) {
+        if (childDied !== null) throw childDied;
+        if (gap === 0) await nextTurn();
+        else await sleep(gap);
+        const ms = await send[name]();
+        times?.[name].push(ms);
+      }
+    };
+    for (let round = 0; round < warmUpRounds; round++) await runRound(round, 0, null);
     const rows = [];
     for (const gap of gaps) {
       const times = { echo: [], bare: [], http: [] };
-      const send = { echo: viaEcho, bare: viaBare, http: viaHttp };
-      for (let round = -20; round < rounds; round++) {
-        // Each round in the other order, so no row always follows the same one.
-        const order = round % 2 === 0 ? ["echo", "bare", "http"] : ["http", "bare", "echo"];
-        for (const name of order) {
-          if (gap === 0) await nextTurn();
-          else await sleep(gap);
-          const ms = await send[name]();
-          if (round >= 0) times[name].push(ms);
-        }
-      }
+      for (let round = -20; round < rounds; round++)
+        await runRound(round + 60, gap, round >= 0 ? times : null);
       rows.push({ gap, echo: summary(times.echo), bare: summary(times.bare), http: summary(times.http) });
     }
-    socket.destroy();
-    agent.destroy();
     print(rows, rounds, values.markdown);
+  } catch (error) {
+    // Not fail(): its exit would skip the cleanup below.
+    console.error(`http-idle-cost: ${childDied?.message ?? error.message}`);
+    process.exitCode = 1;
   } finally {
+    socket?.destroy();
+    agent?.destroy();
     client.close();
     for (const child of children) child.kill();
   }
@@ -155,7 +218,7 @@ function print(rows, rounds, markdown) {
   const ms = (s) => `${s.median.toFixed(3)} (${s.p10.toFixed(3)}-${s.p90.toFixed(3)})`;
   if (markdown) {
     console.log(
-      `${rounds} requests per row and gap, ms from the request to the answer's first bytes: median (p10-p90)\n`,
+      `${rounds} requests per row and gap after ${warmUpRounds} unmeasured rounds, the rows in all six orders in turn; ms from the request to the answer's first bytes: median (p10-p90)\n`,
     );
     console.log(
       "| idle before each request | node:net echo | HTTP floor, bare node:http | HTTP floor, BenchHttpClient | HTTP layers (bare − echo) | BenchHttpClient − bare |",

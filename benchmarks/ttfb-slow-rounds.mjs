@@ -8,38 +8,58 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    reference: { type: "string", default: "tessera serve (HTTP)" },
-    factor: { type: "string", default: "1.5" },
-  },
-});
+const usage =
+  'usage: node benchmarks/ttfb-slow-rounds.mjs <ttfb.json> [--reference "<row name>"] [--factor <number over 1>]';
+function fail(message) {
+  console.error(`ttfb-slow-rounds: ${message}`);
+  process.exit(2);
+}
+
+let values;
+let positionals;
+try {
+  ({ values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      reference: { type: "string", default: "tessera serve (HTTP)" },
+      factor: { type: "string", default: "1.5" },
+    },
+  }));
+} catch (error) {
+  fail(`${error.message}\n${usage}`);
+}
 const factor = Number(values.factor);
-if (positionals.length !== 1 || !(factor > 1)) {
-  console.error(
-    'usage: node benchmarks/ttfb-slow-rounds.mjs <ttfb.json> [--reference "<row name>"] [--factor <number over 1>]',
+if (positionals.length !== 1 || !(factor > 1)) fail(usage);
+let result;
+try {
+  result = JSON.parse(readFileSync(positionals[0], "utf8"));
+} catch (error) {
+  fail(
+    `cannot read ${positionals[0]} as JSON (${error.code ?? error.message}): give the ttfb.json that \`bench ttfb\` wrote`,
   );
-  process.exit(2);
 }
-const result = JSON.parse(readFileSync(positionals[0], "utf8"));
-if (!Array.isArray(result.runs)) {
-  console.error(`${positionals[0]} has no runs: give the ttfb.json that \`bench ttfb\` wrote`);
-  process.exit(2);
-}
+const runs = Array.isArray(result?.runs)
+  ? result.runs.filter((run) => run !== null && typeof run === "object")
+  : null;
+if (runs === null) fail(`${positionals[0]} has no runs: give the ttfb.json that \`bench ttfb\` wrote`);
+const rowNames = new Set(runs.map((run) => run.target));
+if (!rowNames.has(values.reference))
+  fail(
+    `no row "${values.reference}" in ${positionals[0]}; its rows: ${[...rowNames].map((name) => `"${name}"`).join(", ")}`,
+  );
 
 const lowerQuartile = (numbers) => {
   const sorted = [...numbers].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 4)];
 };
 
-const lengths = [...new Set(result.runs.map((run) => run.promptTokens))].sort((a, b) => a - b);
+const lengths = [...new Set(runs.map((run) => run.promptTokens))].sort((a, b) => a - b);
 for (const promptTokens of lengths) {
   // row name → run index → whether that run was slow (successful runs only)
   const slow = new Map();
   const byRow = new Map();
-  for (const run of result.runs) {
-    if (run.promptTokens !== promptTokens || !run.ok || run.firstContentMs === null) continue;
+  for (const run of runs) {
+    if (run.promptTokens !== promptTokens || !run.ok || typeof run.firstContentMs !== "number") continue;
     if (!byRow.has(run.target)) byRow.set(run.target, []);
     byRow.get(run.target).push(run);
   }

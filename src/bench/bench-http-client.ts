@@ -35,7 +35,7 @@ const parsedUrlsKept = 32;
 interface ParsedUrl {
   secure: boolean;
   origin: string;
-  options: { protocol: string; hostname: string; port: number; path: string };
+  options: { protocol: string; hostname: string; port: number; path: string; auth?: string };
 }
 
 export interface BenchHttpRequest {
@@ -182,6 +182,11 @@ export class BenchHttpClient {
         hostname: whatwg.hostname.replace(/^\[(.*)\]$/, "$1"),
         port: whatwg.port === "" ? (secure ? 443 : 80) : Number(whatwg.port),
         path: `${whatwg.pathname}${whatwg.search}`,
+        // Credentials in the URL (a proxy's `https://user:pass@host/v1`) go out as Basic auth, as
+        // http.request does with a URL; an explicit authorization header still wins.
+        ...((whatwg.username !== "" || whatwg.password !== "") && {
+          auth: `${decodeURIComponent(whatwg.username)}:${decodeURIComponent(whatwg.password)}`,
+        }),
       },
     };
     this.#parsedUrls.set(url, parsed);

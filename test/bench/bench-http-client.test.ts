@@ -291,6 +291,30 @@ describe("BenchHttpClient", () => {
     }
   });
 
+  it("sends a URL's user and password as Basic auth, and an explicit authorization header instead", async () => {
+    const { server, url } = await listen((request, response) => {
+      request.resume();
+      request.on("end", () => response.end(request.headers.authorization ?? "(none)"));
+    });
+    const withUser = url.replace("http://", "http://user:p%40ss@");
+    const client = new BenchHttpClient();
+    try {
+      expect(await post(client, withUser)).toBe(`Basic ${Buffer.from("user:p@ss").toString("base64")}`);
+      const answer = await client.request({
+        method: "POST",
+        url: withUser,
+        headers: { authorization: "Bearer key" },
+        body: "{}",
+        signal: AbortSignal.timeout(5000),
+      });
+      expect(await BenchHttpClient.text(answer)).toBe("Bearer key");
+      expect(await post(client, url)).toBe("(none)");
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
   it("sends to an IPv6 literal URL", async (context) => {
     const server = createServer((request, response) => {
       request.resume();
