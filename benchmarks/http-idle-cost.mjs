@@ -110,7 +110,7 @@ async function main() {
       spawn(process.execPath, [entry, String(floorPort)], { stdio: ["ignore", "ignore", "inherit"] }),
       "floor",
     );
-    await waitForHealth(floorPort);
+    await waitForHealth(floorPort, () => childDied);
 
     socket = connect(echoPort, "127.0.0.1");
     socket.setNoDelay(true);
@@ -183,7 +183,9 @@ async function main() {
         if (childDied !== null) throw childDied;
         if (gap === 0) await nextTurn();
         else await sleep(gap);
-        const ms = await send[name]();
+        const ms = await send[name]().catch((error) => {
+          throw childDied ?? new Error(`the ${name} row's request got no answer: ${error.message}`);
+        });
         times?.[name].push(ms);
       }
     };
@@ -204,8 +206,11 @@ async function main() {
     socket?.destroy();
     agent?.destroy();
     client.close();
-    for (const child of children) child.kill();
+    // SIGKILL: a stopped child, or one whose event loop is blocked, outlives a SIGTERM and would keep
+    // this process waiting for it.
+    for (const child of children) child.kill("SIGKILL");
   }
+  process.exit();
 }
 
 function summary(values) {
@@ -247,14 +252,18 @@ async function freePort() {
   return port;
 }
 
-async function waitForHealth(port) {
-  for (let tries = 0; ; tries++) {
+async function waitForHealth(port, died) {
+  let last = "no answer";
+  for (let tries = 0; tries < 100; tries++) {
+    if (died() !== null) throw died();
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
       if (response.ok) return;
+      last = `HTTP ${response.status}`;
     } catch (error) {
-      if (tries > 100) throw new Error(`the floor server did not start: ${error.message}`);
+      last = error.message;
     }
     await sleep(50);
   }
+  throw new Error(`the floor server did not become ready in 100 tries (last: ${last})`);
 }

@@ -29,7 +29,7 @@ try {
   fail(`${error.message}\n${usage}`);
 }
 const factor = Number(values.factor);
-if (positionals.length !== 1 || !(factor > 1)) fail(usage);
+if (positionals.length !== 1 || !Number.isFinite(factor) || !(factor > 1)) fail(usage);
 let result;
 try {
   result = JSON.parse(readFileSync(positionals[0], "utf8"));
@@ -38,10 +38,19 @@ try {
     `cannot read ${positionals[0]} as JSON (${error.code ?? error.message}): give the ttfb.json that \`bench ttfb\` wrote`,
   );
 }
-const runs = Array.isArray(result?.runs)
-  ? result.runs.filter((run) => run !== null && typeof run === "object")
-  : null;
-if (runs === null) fail(`${positionals[0]} has no runs: give the ttfb.json that \`bench ttfb\` wrote`);
+if (!Array.isArray(result?.runs))
+  fail(`${positionals[0]} has no runs: give the ttfb.json that \`bench ttfb\` wrote`);
+const wellFormed = (run) =>
+  run !== null &&
+  typeof run === "object" &&
+  typeof run.target === "string" &&
+  Number.isInteger(run.run) &&
+  typeof run.promptTokens === "number";
+const runs = result.runs.filter(wellFormed);
+if (runs.length < result.runs.length)
+  fail(
+    `${result.runs.length - runs.length} of the ${result.runs.length} runs in ${positionals[0]} lack a target, run or promptTokens: give the ttfb.json that \`bench ttfb\` wrote`,
+  );
 const rowNames = new Set(runs.map((run) => run.target));
 if (!rowNames.has(values.reference))
   fail(

@@ -31,6 +31,24 @@ const settleLimitMs = 250;
 /** Parsed URLs kept: a benchmark sends to a few URLs, plus one per timed request (its timings' URL). */
 const parsedUrlsKept = 32;
 
+/**
+ * `url` as error messages and results may show it: a user and password in it (a proxy's
+ * `https://user:pass@host/v1`) become `***`, since messages end up in results files. A string that is not a
+ * URL is shown as it is.
+ */
+export function redactedUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username === "" && parsed.password === "") return url;
+  parsed.username = "***";
+  if (parsed.password !== "") parsed.password = "***";
+  return parsed.href;
+}
+
 /** What a request to one URL needs, parsed once. */
 interface ParsedUrl {
   secure: boolean;
@@ -150,9 +168,12 @@ export class BenchHttpClient {
           ? ` after ${elapsed} ms on a kept-alive connection (the server closed it: it may have stopped, or closed it as idle just as it was reused)`
           : ` after ${elapsed} ms`;
         reject(
-          new Error(`${request.method} ${request.url} failed${how}: ${error.code ?? error.message}`, {
-            cause: error,
-          }),
+          new Error(
+            `${request.method} ${redactedUrl(request.url)} failed${how}: ${error.code ?? error.message}`,
+            {
+              cause: error,
+            },
+          ),
         );
       });
       outgoing.end(body);
@@ -171,7 +192,7 @@ export class BenchHttpClient {
     const whatwg = new URL(url);
     const secure = whatwg.protocol === "https:";
     if (!secure && whatwg.protocol !== "http:") {
-      throw new TypeError(`only http and https URLs can be benchmarked; got ${url}`);
+      throw new TypeError(`only http and https URLs can be benchmarked; got ${redactedUrl(url)}`);
     }
     parsed = {
       secure,
@@ -184,9 +205,7 @@ export class BenchHttpClient {
         path: `${whatwg.pathname}${whatwg.search}`,
         // Credentials in the URL (a proxy's `https://user:pass@host/v1`) go out as Basic auth, as
         // http.request does with a URL; an explicit authorization header still wins.
-        ...((whatwg.username !== "" || whatwg.password !== "") && {
-          auth: `${decodeURIComponent(whatwg.username)}:${decodeURIComponent(whatwg.password)}`,
-        }),
+        ...((whatwg.username !== "" || whatwg.password !== "") && { auth: credentialsOf(whatwg, url) }),
       },
     };
     this.#parsedUrls.set(url, parsed);
@@ -202,7 +221,7 @@ export class BenchHttpClient {
    */
   static describeStatus(response: IncomingMessage, url: string): string {
     const location = response.headers.location;
-    return `HTTP ${response.statusCode ?? 0} from ${url}${location === undefined ? "" : ` (Location: ${location})`}`;
+    return `HTTP ${response.statusCode ?? 0} from ${redactedUrl(url)}${location === undefined ? "" : ` (Location: ${redactedUrl(location)})`}`;
   }
 
   /**
@@ -349,4 +368,13 @@ function abortErrorOf(signal: AbortSignal): Error {
     name: "AbortError",
     code: "ABORT_ERR",
   });
+}
+
+/** "user:password", decoded, for node:http's `auth`; a malformed % escape is named, with the URL redacted. */
+function credentialsOf(url: URL, given: string): string {
+  try {
+    return `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  } catch {
+    throw new TypeError(`the user or password in ${redactedUrl(given)} has a malformed % escape`);
+  }
 }

@@ -2,7 +2,7 @@
 //   --remote "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY"     (base URL, model, name of the key's variable)
 //   TESSERA_BENCH_REMOTES="http://gpu-box:8000/v1,meta-llama/Llama-3.2-1B http://localhost:11434/v1,llama3.2"
 // The key itself is read from the named variable, never from the command line (it would show in `ps`).
-import { BenchHttpClient } from "./bench-http-client.js";
+import { BenchHttpClient, redactedUrl } from "./bench-http-client.js";
 import { InvalidRemoteSpecError } from "./errors/invalid-remote-spec-error.js";
 import { runDeadline } from "./run-deadline.js";
 import { OpenAIHttpTarget } from "./targets/openai-http-target.js";
@@ -26,6 +26,12 @@ export function parseRemoteSpec(spec: string, environment: NodeJS.ProcessEnv = p
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new InvalidRemoteSpecError(spec, "only http(s) URLs are supported");
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw new InvalidRemoteSpecError(spec, "the URL's user or password has a malformed % escape");
+  }
   let apiKey: string | undefined;
   if (keyVariable !== undefined && keyVariable !== "") {
     apiKey = environment[keyVariable];
@@ -70,7 +76,7 @@ export function remoteTarget(spec: RemoteSpec, options: { newConnections?: boole
           })
           .catch((error: unknown) => {
             throw new Error(
-              `cannot reach ${spec.baseUrl}: ${error instanceof Error ? error.message : String(error)}`,
+              `cannot reach ${redactedUrl(spec.baseUrl)}: ${error instanceof Error ? error.message : String(error)}`,
             );
           });
         await BenchHttpClient.text(response);

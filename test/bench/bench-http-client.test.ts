@@ -315,6 +315,55 @@ describe("BenchHttpClient", () => {
     }
   });
 
+  it("keeps a URL's password out of its error messages", async () => {
+    const client = new BenchHttpClient();
+    const { server, url } = await listen((request, response) => {
+      request.resume();
+      request.on("end", () =>
+        response.writeHead(502, { location: "http://other:hunter2@127.0.0.1/x" }).end(),
+      );
+    });
+    try {
+      // A refused connection: the request's own error.
+      const refused = await client
+        .request({
+          method: "GET",
+          url: "http://user:hunter2@127.0.0.1:1/v1/models",
+          signal: AbortSignal.timeout(5000),
+        })
+        .catch((error: Error) => error);
+      expect((refused as Error).message).toMatch(
+        /^GET http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:1\/v1\/models failed/,
+      );
+      // A status line, with a redirect's target.
+      const withUser = url.replace("http://", "http://user:hunter2@");
+      const answer = await client.request({
+        method: "POST",
+        url: withUser,
+        body: "{}",
+        signal: AbortSignal.timeout(5000),
+      });
+      const status = BenchHttpClient.describeStatus(answer, withUser);
+      answer.resume();
+      expect(status).toContain("http://***:***@127.0.0.1:");
+      expect(status).toContain("(Location: http://***:***@127.0.0.1/x)");
+      // A malformed % escape in the user or password is named, not thrown as a bare URIError.
+      await expect(
+        client.request({
+          method: "GET",
+          url: "http://u%zz:hunter2@127.0.0.1:1/",
+          signal: AbortSignal.timeout(5000),
+        }),
+      ).rejects.toThrow(
+        /^the user or password in http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:1\/ has a malformed % escape$/,
+      );
+      for (const message of [(refused as Error).message, status]) expect(message).not.toContain("hunter2");
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
   it("sends to an IPv6 literal URL", async (context) => {
     const server = createServer((request, response) => {
       request.resume();

@@ -68,6 +68,8 @@ describe("remote provider specs", () => {
     ["file:///etc/passwd,model", /only http\(s\)/],
     ["http://a/v1,m,MISSING_VARIABLE", /MISSING_VARIABLE is not set/],
     ["http://a/v1,m,K,extra", /expected <base URL>,<model>/],
+    ["http://u%zz:p@a/v1,m", /user or password has a malformed % escape/],
+    ["http://u:p%E0%A4%A@a/v1,m", /user or password has a malformed % escape/],
   ];
   for (const [spec, message] of bad) {
     it(`refuses ${JSON.stringify(spec)}`, () => {

@@ -9,7 +9,7 @@ import {
   timingIdHeader,
 } from "../../backends/openai/served-first-token-timings.js";
 import { SseDecoder } from "../../backends/openai/sse-decoder.js";
-import { BenchHttpClient } from "../bench-http-client.js";
+import { BenchHttpClient, redactedUrl } from "../bench-http-client.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchStreamError } from "../errors/bench-stream-error.js";
 import { secondTurnMessage } from "./backend-target.js";
@@ -202,7 +202,7 @@ export class OpenAIHttpTarget implements BenchTarget {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       throw new BenchStreamError(
         this.name,
-        `the connection to ${url} closed before the stream ended (${reason})`,
+        `the connection to ${redactedUrl(url)} closed before the stream ended (${reason})`,
         received,
         "The server may have crashed or been stopped; its output says why.",
       );
@@ -230,12 +230,18 @@ export class OpenAIHttpTarget implements BenchTarget {
     const response = await this.#client.request({ method: "GET", url, signal });
     const text = await BenchHttpClient.text(response);
     if (response.statusCode !== 200)
-      throw new BenchStreamError(this.name, `HTTP ${response.statusCode} from ${url}: ${text.slice(0, 200)}`);
+      throw new BenchStreamError(
+        this.name,
+        `HTTP ${response.statusCode} from ${redactedUrl(url)}: ${text.slice(0, 200)}`,
+      );
     let served: ServedFirstTokenTimings;
     try {
       served = JSON.parse(text) as ServedFirstTokenTimings;
     } catch {
-      throw new BenchStreamError(this.name, `${url} answered 200 with no JSON: ${text.slice(0, 200)}`);
+      throw new BenchStreamError(
+        this.name,
+        `${redactedUrl(url)} answered 200 with no JSON: ${text.slice(0, 200)}`,
+      );
     }
     return {
       stages: {
