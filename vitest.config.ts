@@ -13,6 +13,7 @@ const unit = [
   "test/architecture/import-boundaries.test.ts",
   "test/bench/concurrent-target.test.ts",
   "test/bench/paired-comparison.test.ts",
+  "test/bench/redact-url-credentials.test.ts",
   "test/cli/bench-command-line.test.ts",
   "test/cli/bench-stats-and-report.test.ts",
   "test/core/class-name-of.test.ts",

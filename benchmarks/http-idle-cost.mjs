@@ -77,7 +77,7 @@ async function main() {
   // Stopped by a signal (not only a terminal's Ctrl-C, which reaches the children too), the children go
   // with this process.
   const stop = (signal) => {
-    for (const child of children) child.kill();
+    for (const child of children) child.kill("SIGKILL");
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.once("SIGINT", stop);
@@ -206,8 +206,7 @@ async function main() {
     socket?.destroy();
     agent?.destroy();
     client.close();
-    // SIGKILL: a stopped child, or one whose event loop is blocked, outlives a SIGTERM and would keep
-    // this process waiting for it.
+    // SIGKILL: a stopped child (SIGSTOP) outlives a SIGTERM and would keep this process waiting for it.
     for (const child of children) child.kill("SIGKILL");
   }
   process.exit();
@@ -252,12 +251,15 @@ async function freePort() {
   return port;
 }
 
+/** Until the floor server answers /health, for 10 s at most (each try up to 2 s of it). */
 async function waitForHealth(port, died) {
+  const deadline = performance.now() + 10_000;
   let last = "no answer";
-  for (let tries = 0; tries < 100; tries++) {
+  while (performance.now() < deadline) {
     if (died() !== null) throw died();
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+      const left = Math.max(1, Math.min(2000, deadline - performance.now()));
+      const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(left) });
       if (response.ok) return;
       last = `HTTP ${response.status}`;
     } catch (error) {
@@ -265,5 +267,5 @@ async function waitForHealth(port, died) {
     }
     await sleep(50);
   }
-  throw new Error(`the floor server did not become ready in 100 tries (last: ${last})`);
+  throw new Error(`the floor server was not ready within 10 s (last: ${last})`);
 }

@@ -29,7 +29,9 @@ try {
   fail(`${error.message}\n${usage}`);
 }
 const factor = Number(values.factor);
-if (positionals.length !== 1 || !Number.isFinite(factor) || !(factor > 1)) fail(usage);
+if (positionals.length !== 1) fail(usage);
+if (!/^\d+(\.\d+)?$/.test(values.factor) || !(factor > 1))
+  fail(`--factor must be a number over 1, such as 1.5; got ${values.factor}`);
 let result;
 try {
   result = JSON.parse(readFileSync(positionals[0], "utf8"));
@@ -45,7 +47,7 @@ const wellFormed = (run) =>
   typeof run === "object" &&
   typeof run.target === "string" &&
   Number.isInteger(run.run) &&
-  typeof run.promptTokens === "number";
+  Number.isInteger(run.promptTokens);
 const runs = result.runs.filter(wellFormed);
 if (runs.length < result.runs.length)
   fail(

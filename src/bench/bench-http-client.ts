@@ -12,6 +12,10 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
+import { redactedUrl } from "./redact-url-credentials.js";
+
+// Its callers import the redaction from here too.
+export { redactedUrl };
 
 /** What an error message keeps of a response body; the rest is not read. */
 const maxTextBytes = 64 * 1024;
@@ -30,24 +34,6 @@ const closesBeforeFreshConnections = 2;
 const settleLimitMs = 250;
 /** Parsed URLs kept: a benchmark sends to a few URLs, plus one per timed request (its timings' URL). */
 const parsedUrlsKept = 32;
-
-/**
- * `url` as error messages and results may show it: a user and password in it (a proxy's
- * `https://user:pass@host/v1`) become `***`, since messages end up in results files. A string that is not a
- * URL is shown as it is.
- */
-export function redactedUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  if (parsed.username === "" && parsed.password === "") return url;
-  parsed.username = "***";
-  if (parsed.password !== "") parsed.password = "***";
-  return parsed.href;
-}
 
 /** What a request to one URL needs, parsed once. */
 interface ParsedUrl {

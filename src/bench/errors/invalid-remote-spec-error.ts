@@ -1,5 +1,6 @@
 import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
+import { redactCredentialsIn } from "../redact-url-credentials.js";
 
 const marker = Symbol.for("tessera.error.InvalidRemoteSpecError");
 
@@ -8,15 +9,17 @@ export class InvalidRemoteSpecError extends TesseraError {
   readonly [marker] = true;
 
   override readonly kind: ErrorKind = "invalid-option";
+  /** The entry as given, its URL's user and password shown as `***` (the message goes to logs). */
   readonly spec: string;
 
   constructor(spec: string, problem: string) {
+    const shown = redactCredentialsIn(spec);
     super(
-      `Invalid remote "${spec}": ${problem}. Write it as <base URL>,<model>[,<name of the API key variable>], ` +
-        'for example "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY".',
+      `Invalid remote "${shown}": ${redactCredentialsIn(problem)}. Write it as <base URL>,<model>[,<name of the API key variable>], ` +
+        'for example "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY"; a comma in a password is written %2C.',
     );
     this.name = "InvalidRemoteSpecError";
-    this.spec = spec;
+    this.spec = shown;
   }
 
   static override isInstance(error: unknown): error is InvalidRemoteSpecError {

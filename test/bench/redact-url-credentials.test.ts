@@ -1,0 +1,77 @@
+// A URL's user and password never reach a message, a printed command or a results file: redactedUrl for
+// one URL, redactCredentialsIn for any text that may quote one (a --remote spec, a command line).
+import { describe, expect, it } from "vitest";
+import { InvalidRemoteSpecError } from "../../src/bench/errors/invalid-remote-spec-error.js";
+import { redactCredentialsIn, redactedUrl } from "../../src/bench/redact-url-credentials.js";
+import { parseRemoteSpec } from "../../src/bench/remote-targets.js";
+import { benchCommandLine } from "../../src/cli/bench-output.js";
+
+describe("URL credentials in messages and results", () => {
+  it("redacts a URL that parses, and one that does not", () => {
+    expect(redactedUrl("http://user:hunter2@127.0.0.1:8080/v1?x=1")).toBe(
+      "http://***:***@127.0.0.1:8080/v1?x=1",
+    );
+    expect(redactedUrl("https://user@h/")).toBe("https://***@h/");
+    // No URL parser accepts these, yet each quotes a password.
+    for (const url of [
+      "//u:hunter2@h/",
+      "http://user:hunter2@h:99999/",
+      "http://user:hunter2@/",
+      "http://user:hunter2@%zz/",
+    ])
+      expect(redactedUrl(url)).not.toContain("hunter2");
+  });
+
+  it("leaves text without credentials as it was, byte for byte", () => {
+    for (const text of [
+      "http://127.0.0.1:8080/v1",
+      "http://[::1]:8080/v1/completions?email=a@b#c@d",
+      "https://h/path/with@sign",
+      "http://a/v1,m,KEY",
+      "not a url",
+      "",
+      "http://h/ trailing ",
+    ]) {
+      expect(redactCredentialsIn(text)).toBe(text);
+      expect(redactedUrl(text)).toBe(text);
+    }
+  });
+
+  it("keeps the password out of a refused --remote spec, even one whose comma split the password", () => {
+    for (const spec of [
+      "http://user:hunter2%zz@127.0.0.1:1/v1,m",
+      "http://user:hunter2@127.0.0.1:1/v1,m,NO_SUCH_VARIABLE",
+      "http://user:hunter2@127.0.0.1:99999/v1,m",
+      "ftp://user:hunter2@127.0.0.1/v1,m",
+      "http://user:hunt,er2@127.0.0.1:1/v1,m",
+    ]) {
+      let error: unknown;
+      try {
+        parseRemoteSpec(spec, {});
+      } catch (caught) {
+        error = caught;
+      }
+      expect(InvalidRemoteSpecError.isInstance(error), spec).toBe(true);
+      const refused = error as InvalidRemoteSpecError;
+      expect(refused.message, spec).not.toMatch(/hunter2|hunt,|er2@/);
+      expect(refused.spec, spec).not.toMatch(/hunter2|hunt,|er2@/);
+    }
+  });
+
+  it("keeps the password out of the command a result records", () => {
+    for (const remote of [
+      ["--remote", "http://u:hunter2@h/v1,m"],
+      ["--remote=http://u:hunter2@h/v1,m"],
+      ["--remote", "http://a/v1,m", "https://u:hunter2@h/v1,m,KEY"],
+    ]) {
+      const line = benchCommandLine(
+        ["/usr/bin/node", "/x/tessera", "bench", "ttfb", ...remote],
+        [],
+        "/x",
+        undefined,
+      );
+      expect(line).not.toContain("hunter2");
+      expect(line).toContain("***@h/v1,m");
+    }
+  });
+});
