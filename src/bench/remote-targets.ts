@@ -22,7 +22,8 @@ export function parseRemoteSpec(spec: string, environment: NodeJS.ProcessEnv = p
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new InvalidRemoteSpecError(spec, `"${baseUrl}" is not a URL`);
+    // Not quoted: cut at a comma, a password's first part would be all the message shows of it.
+    throw new InvalidRemoteSpecError(spec, "its base URL (up to the first comma) is not a URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new InvalidRemoteSpecError(spec, "only http(s) URLs are supported");

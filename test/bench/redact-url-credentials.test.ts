@@ -53,8 +53,8 @@ describe("URL credentials in messages and results", () => {
       }
       expect(InvalidRemoteSpecError.isInstance(error), spec).toBe(true);
       const refused = error as InvalidRemoteSpecError;
-      expect(refused.message, spec).not.toMatch(/hunter2|hunt,|er2@/);
-      expect(refused.spec, spec).not.toMatch(/hunter2|hunt,|er2@/);
+      expect(refused.message, spec).not.toMatch(/hunt|er2/);
+      expect(refused.spec, spec).not.toMatch(/hunt|er2/);
     }
   });
 

@@ -64,7 +64,7 @@ describe("remote provider specs", () => {
 
   const bad: Array<[string, RegExp]> = [
     ["http://a/v1", /expected <base URL>,<model>/],
-    ["not a url,model", /is not a URL/],
+    ["not a url,model", /base URL \(up to the first comma\) is not a URL/],
     ["file:///etc/passwd,model", /only http\(s\)/],
     ["http://a/v1,m,MISSING_VARIABLE", /MISSING_VARIABLE is not set/],
     ["http://a/v1,m,K,extra", /expected <base URL>,<model>/],
