@@ -31,10 +31,45 @@ describe("URL credentials in messages and results", () => {
       "not a url",
       "",
       "http://h/ trailing ",
+      "https://h//@scope/pkg",
+      "file:///@x",
+      "https://x.com/a//b@c",
+      "https://h/?next=//u@x",
+      "https://h/#//a@b",
+      "http://@h/",
+      "user@host:path",
+      "mailto:a@b.example",
+      "C:\\Users\\me@x",
+      "see a@b.example, or c@d",
     ]) {
       expect(redactCredentialsIn(text)).toBe(text);
       expect(redactedUrl(text)).toBe(text);
     }
+  });
+
+  it("redacts the spellings a URL parser reads as credentials, in any word of a text", () => {
+    for (const text of [
+      "http:\\\\u:hunter2@h/v1",
+      "http:/u:hunter2@h/v1",
+      "http:u:hunter2@h/v1",
+      "http://u:hun\tter2@h/v1",
+      "--remote=HTTP://u:hunter2@h/v1,m",
+      "a http://u:hunter2@h/v1,m and https://v:hunter2@g/x",
+      "http:\\\\u:hunter2@h:99999/v1,m",
+    ])
+      expect(redactCredentialsIn(text), text).not.toContain("hunter2");
+  });
+
+  it("takes linear time on long words", () => {
+    const started = performance.now();
+    for (const text of [
+      "a".repeat(100_000),
+      `//${"a".repeat(100_000)}`,
+      `${"a".repeat(50_000)}//${"b".repeat(50_000)}`,
+    ])
+      expect(redactCredentialsIn(text)).toBe(text);
+    // A generous bound: the quadratic pattern this replaced took 5-12 s here.
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it("keeps the password out of a refused --remote spec, even one whose comma split the password", () => {
@@ -44,6 +79,8 @@ describe("URL credentials in messages and results", () => {
       "http://user:hunter2@127.0.0.1:99999/v1,m",
       "ftp://user:hunter2@127.0.0.1/v1,m",
       "http://user:hunt,er2@127.0.0.1:1/v1,m",
+      "http:\\\\u:hunter2@h:99999/v1,m",
+      "http://u:hun ter2@h:99999/v1,m",
     ]) {
       let error: unknown;
       try {

@@ -1,6 +1,6 @@
 import type { ErrorKind } from "../../core/errors/error-kind.js";
 import { hasErrorMarker, TesseraError } from "../../core/errors/tessera-error.js";
-import { redactCredentialsIn } from "../redact-url-credentials.js";
+import { redactCredentialsIn, redactedRemoteSpec } from "../redact-url-credentials.js";
 
 const marker = Symbol.for("tessera.error.InvalidRemoteSpecError");
 
@@ -13,7 +13,7 @@ export class InvalidRemoteSpecError extends TesseraError {
   readonly spec: string;
 
   constructor(spec: string, problem: string) {
-    const shown = redactCredentialsIn(spec);
+    const shown = redactedRemoteSpec(spec);
     super(
       `Invalid remote "${shown}": ${redactCredentialsIn(problem)}. Write it as <base URL>,<model>[,<name of the API key variable>], ` +
         'for example "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY"; a comma in a password is written %2C.',
