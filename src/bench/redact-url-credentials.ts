@@ -9,7 +9,7 @@
 // Userinfo already redacted (`***`, `***:***`) is left as it is, so redacting twice changes nothing.
 const userinfo = /(?<=^|[\s'"(<]|[a-z][a-z0-9+.-]*:)\/\/(?!\*\*\*(?::\*\*\*)?@)[^\s/?#]+@/gi;
 /** A piece that starts like a URL (`scheme:`) and has an `@` in it. */
-const schemeThenAt = /^([a-z][a-z0-9+.-]*:)[^]*@/i;
+const schemeThenAt = /^([a-z][a-z0-9+.-]*:).*@/is;
 
 /**
  * `text` with the user and password of every URL in it replaced by `***` (`http://***@host/v1`); a user name
