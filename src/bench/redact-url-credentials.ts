@@ -5,38 +5,55 @@
  * The userinfo of a URL in a text: `//`, at the start of the text, after whitespace or a quote, or right
  * after a scheme, then at least one character up to the last `@` before the path. Linear: `//` anchors
  * each try. A `//` inside a path, query or fragment (`https://h//@scope/pkg`, `?next=//u@x`) is not one.
+ * Userinfo already redacted (`***`, `***:***`) is left as it is, so redacting twice changes nothing.
  */
-// Userinfo already redacted (`***`, `***:***`) is left as it is, so redacting twice changes nothing.
 const userinfo = /(?<=^|[\s'"(<]|[a-z][a-z0-9+.-]*:)\/\/(?!\*\*\*(?::\*\*\*)?@)[^\s/?#]+@/gi;
-/** A piece that starts like a URL (`scheme:`) and has an `@` in it. */
-const schemeThenAt = /^([a-z][a-z0-9+.-]*:).*@/is;
+/** A piece that starts like an absolute URL, after any opening quotes or brackets: its prefix and the URL. */
+const urlStart = /^([\s'"(<[{]*)([a-z][a-z0-9+.-]*:.*)$/is;
+/**
+ * Scheme, slashes (either way, any number: what a URL parser accepts) and userinfo up to an `@`, for a piece
+ * no parser accepts (a bad port): only when nothing before the `@` belongs to a path or a template.
+ */
+const unparsedUserinfo = /^([a-z][a-z0-9+.-]*:)([\\/]*)(?!\*\*\*(?::\*\*\*)?@)[^\\/?#$<{\s]+@/i;
 
 /**
- * `text` with the user and password of every URL in it replaced by `***` (`http://***@host/v1`); a user name
- * alone is redacted too. Text with no URL credentials in it comes back unchanged. Besides the usual
- * `scheme://user:pass@host`, each word and comma-separated part of one that a URL parser reads as
- * credentials (backslashes, one slash, a tab or space inside) is redacted, and one that no parser accepts
- * (a bad port) loses everything from its scheme to its last `@`.
+ * `text` with the user and password of every URL in it replaced by `***` (`http://***@host/v1`); a user
+ * name alone is redacted too. Text with no URL credentials comes back unchanged, byte for byte. Besides
+ * `scheme://user:pass@host`, each word and comma-separated part that a URL parser reads as credentials
+ * (backslashes, one slash, no slash) is redacted, and one that no parser accepts (a bad port) loses its
+ * userinfo all the same.
  */
 export function redactCredentialsIn(text: string): string {
+  return redactPieces(text.replace(userinfo, "//***@"), /([\s,=]+)/);
+}
+
+/**
+ * One command-line argument as `redactCredentialsIn` would show it, except that its spaces and tabs do not
+ * end a URL: an argument is one word however it was quoted (`--remote="https://u:pa ss@h/v1,m"`).
+ */
+export function redactCredentialsInArgument(argument: string): string {
+  return redactPieces(redactCredentialsIn(argument), /([,=]+)/);
+}
+
+function redactPieces(text: string, separators: RegExp): string {
+  if (!text.includes("@")) return text;
   return text
-    .replace(userinfo, "//***@")
-    .split(/([\s,=]+)/)
+    .split(separators)
     .map((piece) => (piece.includes("@") ? redactedPiece(piece) : piece))
     .join("");
 }
 
 function redactedPiece(piece: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(piece);
-  } catch {
-    return piece.replace(schemeThenAt, "$1***@");
-  }
+  const match = urlStart.exec(piece);
+  if (match === null) return piece;
+  const [, before = "", url = ""] = match;
+  if (!URL.canParse(url)) return before + url.replace(unparsedUserinfo, "$1$2***@");
+  const parsed = new URL(url);
   if (parsed.username === "" && parsed.password === "") return piece;
+  if (parsed.username === "***" && (parsed.password === "" || parsed.password === "***")) return piece;
   parsed.username = "***";
   if (parsed.password !== "") parsed.password = "***";
-  return parsed.href;
+  return before + parsed.href;
 }
 
 /**
@@ -44,29 +61,22 @@ function redactedPiece(piece: string): string {
  * without credentials comes back unchanged, byte for byte; any other URL in the string is redacted too.
  */
 export function redactedUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return redactCredentialsIn(url);
-  }
-  if (parsed.username === "" && parsed.password === "") return redactCredentialsIn(url);
+  if (!URL.canParse(url)) return redactCredentialsInArgument(url);
+  const parsed = new URL(url);
+  if (parsed.username === "" && parsed.password === "") return redactCredentialsInArgument(url);
   parsed.username = "***";
   if (parsed.password !== "") parsed.password = "***";
-  return redactCredentialsIn(parsed.href);
+  return redactCredentialsInArgument(parsed.href);
 }
 
 /**
- * A --remote spec (`<base URL>,<model>[,<variable>]`) as a message may show it: its URL redacted, or, when
- * the URL does not parse (a comma in a password splits the spec there), everything up to its last `@`.
+ * A --remote spec (`<base URL>,<model>[,<variable>]`) as a message may show it: redacted as one argument,
+ * and when its base URL still does not parse with an `@` left in the spec (a password cut at a comma),
+ * only what follows its last `@`.
  */
 export function redactedRemoteSpec(spec: string): string {
-  const [base = "", ...rest] = spec.split(",");
-  try {
-    new URL(base.trim());
-    return [redactedUrl(base.trim()), ...rest].join(",");
-  } catch {
-    const at = spec.lastIndexOf("@");
-    return at === -1 ? spec : `***@${spec.slice(at + 1)}`;
-  }
+  const redacted = redactCredentialsInArgument(spec);
+  const base = redacted.split(",")[0]!.trim();
+  if (URL.canParse(base) || !redacted.includes("@")) return redacted;
+  return `***@${redacted.slice(redacted.lastIndexOf("@") + 1)}`;
 }

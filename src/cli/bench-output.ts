@@ -1,7 +1,7 @@
 // What every `tessera bench` subcommand does with its result: name the command line that made it, write
 // <name>.json, .md and .svg, and print either the JSON (--json, for scripts) or the table and the paths.
 import { relative, resolve } from "node:path";
-import { redactCredentialsIn } from "../bench/redact-url-credentials.js";
+import { redactCredentialsInArgument } from "../bench/redact-url-credentials.js";
 import { writeResults } from "../bench/write-results.js";
 import { prepareOutputDirectory, reportCreatedFolders } from "./output-folder.js";
 
@@ -25,7 +25,7 @@ export function benchCommandLine(
   nodeOptions: string | undefined = process.env.NODE_OPTIONS,
 ): string {
   // A --remote URL's password must not reach the results (or the printed Command: line).
-  const args = argv.slice(2).map((word) => shellWord(redactCredentialsIn(word)));
+  const args = argv.slice(2).map((word) => shellWord(redactCredentialsInArgument(word)));
   const environment =
     nodeOptions === undefined || nodeOptions.trim() === "" ? [] : [`NODE_OPTIONS=${shellWord(nodeOptions)}`];
   const command =

@@ -2,7 +2,12 @@
 // one URL, redactCredentialsIn for any text that may quote one (a --remote spec, a command line).
 import { describe, expect, it } from "vitest";
 import { InvalidRemoteSpecError } from "../../src/bench/errors/invalid-remote-spec-error.js";
-import { redactCredentialsIn, redactedUrl } from "../../src/bench/redact-url-credentials.js";
+import {
+  redactCredentialsIn,
+  redactCredentialsInArgument,
+  redactedRemoteSpec,
+  redactedUrl,
+} from "../../src/bench/redact-url-credentials.js";
 import { parseRemoteSpec } from "../../src/bench/remote-targets.js";
 import { benchCommandLine } from "../../src/cli/bench-output.js";
 
@@ -41,6 +46,15 @@ describe("URL credentials in messages and results", () => {
       "mailto:a@b.example",
       "C:\\Users\\me@x",
       "see a@b.example, or c@d",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell template in a command, on purpose
+      "http://localhost:${PORT}/@types/node",
+      "https://<host>:<port>/@scope/pkg",
+      "git@github.com:x/y.git",
+      "npm:@scope/pkg@1.0",
+      "key=value@x",
+      "data:text/plain;charset=utf-8,hi@x",
+      '{"email":"a@b.c","url":"https://h/@u"}',
+      "[a](mailto:a@b)",
     ]) {
       expect(redactCredentialsIn(text)).toBe(text);
       expect(redactedUrl(text)).toBe(text);
@@ -56,8 +70,17 @@ describe("URL credentials in messages and results", () => {
       "--remote=HTTP://u:hunter2@h/v1,m",
       "a http://u:hunter2@h/v1,m and https://v:hunter2@g/x",
       "http:\\\\u:hunter2@h:99999/v1,m",
+      "'http:u:hunter2@h'",
+      "(https:/u:hunter2@h)",
     ])
       expect(redactCredentialsIn(text), text).not.toContain("hunter2");
+    // One argument, however quoted: a space or tab in a password does not end its URL.
+    for (const argument of ["--remote=https://u:hun ter2@h/v1,m", "https://u:hun\tter2@h/v1,m"])
+      expect(redactCredentialsInArgument(argument), argument).not.toContain("ter2");
+    // A password cut at a comma whose first part is a port.
+    for (const spec of ["https://u:12,hunter2@h/v1,model", "https://u:8080,hunter2@h,model"])
+      expect(redactedRemoteSpec(spec), spec).not.toContain("hunter2");
+    expect(redactedRemoteSpec(" https://h/v1 ,model")).toBe(" https://h/v1 ,model");
   });
 
   it("takes linear time on long words", () => {
