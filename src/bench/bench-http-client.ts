@@ -6,16 +6,14 @@
 // server adds; every server row pays it alike, so it hid the servers' own differences too.
 // For the same reason a request takes the cheapest way node:http offers: options parsed once per URL, not
 // a URL object per request, and its own listener on the caller's AbortSignal rather than http.request's
-// `signal` option (which follows the request with Node's end-of-stream helper). The two cost about
-// 0.2 ms of a request to a server idle for 2-20 ms (`node benchmarks/http-idle-cost.mjs`).
+// `signal` option (which follows the request with Node's end-of-stream helper). Side by side with the
+// client before that, 0.03-0.11 ms less per request to a server idle for 0-20 ms (docs/benchmarks.md,
+// "Round eleven"); `node benchmarks/http-idle-cost.mjs` shows what is left over a bare node:http request.
 
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
 import { redactedUrl } from "./redact-url-credentials.js";
-
-// Its callers import the redaction from here too.
-export { redactedUrl };
 
 /** What an error message keeps of a response body; the rest is not read. */
 const maxTextBytes = 64 * 1024;

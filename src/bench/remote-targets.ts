@@ -2,8 +2,9 @@
 //   --remote "https://api.openai.com/v1,gpt-4o-mini,OPENAI_API_KEY"     (base URL, model, name of the key's variable)
 //   TESSERA_BENCH_REMOTES="http://gpu-box:8000/v1,meta-llama/Llama-3.2-1B http://localhost:11434/v1,llama3.2"
 // The key itself is read from the named variable, never from the command line (it would show in `ps`).
-import { BenchHttpClient, redactedUrl } from "./bench-http-client.js";
+import { BenchHttpClient } from "./bench-http-client.js";
 import { InvalidRemoteSpecError } from "./errors/invalid-remote-spec-error.js";
+import { redactedUrl } from "./redact-url-credentials.js";
 import { runDeadline } from "./run-deadline.js";
 import { OpenAIHttpTarget } from "./targets/openai-http-target.js";
 

@@ -9,9 +9,10 @@ import {
   timingIdHeader,
 } from "../../backends/openai/served-first-token-timings.js";
 import { SseDecoder } from "../../backends/openai/sse-decoder.js";
-import { BenchHttpClient, redactedUrl } from "../bench-http-client.js";
+import { BenchHttpClient } from "../bench-http-client.js";
 import type { BenchTarget, StreamObserver, StreamOutcome, StreamRequest } from "../bench-target.js";
 import { BenchStreamError } from "../errors/bench-stream-error.js";
+import { redactedUrl } from "../redact-url-credentials.js";
 import { secondTurnMessage } from "./backend-target.js";
 
 type ChatMessage = { role: "user" | "assistant"; content: string };
