@@ -32,7 +32,7 @@ export function redactCredentialsIn(text: string): string {
  * end a URL: an argument is one word however it was quoted (`--remote="https://u:pa ss@h/v1,m"`).
  */
 export function redactCredentialsInArgument(argument: string): string {
-  return redactPieces(redactCredentialsIn(argument), /([,=]+)/);
+  return redactPieces(argument.replace(userinfo, "//***@"), /([,=]+)/);
 }
 
 function redactPieces(text: string, separators: RegExp): string {
@@ -49,11 +49,20 @@ function redactedPiece(piece: string): string {
   const [, before = "", url = ""] = match;
   if (!URL.canParse(url)) return before + url.replace(unparsedUserinfo, "$1$2***@");
   const parsed = new URL(url);
-  if (parsed.username === "" && parsed.password === "") return piece;
+  if (!hasCredentials(parsed)) return piece;
   if (parsed.username === "***" && (parsed.password === "" || parsed.password === "***")) return piece;
-  parsed.username = "***";
-  if (parsed.password !== "") parsed.password = "***";
-  return before + parsed.href;
+  return before + blanked(parsed);
+}
+
+function hasCredentials(url: URL): boolean {
+  return url.username !== "" || url.password !== "";
+}
+
+/** The URL's href with its user (and password, when it has one) as `***`. */
+function blanked(url: URL): string {
+  url.username = "***";
+  if (url.password !== "") url.password = "***";
+  return url.href;
 }
 
 /**
@@ -61,12 +70,8 @@ function redactedPiece(piece: string): string {
  * without credentials comes back unchanged, byte for byte; any other URL in the string is redacted too.
  */
 export function redactedUrl(url: string): string {
-  if (!URL.canParse(url)) return redactCredentialsInArgument(url);
-  const parsed = new URL(url);
-  if (parsed.username === "" && parsed.password === "") return redactCredentialsInArgument(url);
-  parsed.username = "***";
-  if (parsed.password !== "") parsed.password = "***";
-  return redactCredentialsInArgument(parsed.href);
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  return redactCredentialsInArgument(parsed !== null && hasCredentials(parsed) ? blanked(parsed) : url);
 }
 
 /**
