@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { BenchHttpClient } from "../dist/bench/bench-http-client.js";
+import { floorCompletionRequest } from "./lib/floor-request.mjs";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "400" } } });
 const rounds = Number(values.rounds);
@@ -26,14 +27,7 @@ const port = await new Promise((resolve) => {
 });
 const entry = join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js");
 const floor = spawn(process.execPath, [entry, String(port)], { stdio: ["ignore", "ignore", "inherit"] });
-const url = `http://127.0.0.1:${port}/v1/completions`;
-const body = JSON.stringify({
-  model: "local",
-  prompt: "hello world ".repeat(8),
-  max_tokens: 8,
-  stream: true,
-});
-const headers = { "content-type": "application/json", accept: "text/event-stream" };
+const { url, body, headers } = floorCompletionRequest(port);
 
 async function viaFetch() {
   const started = performance.now();

@@ -19,9 +19,10 @@ import http from "node:http";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
+import { failArgument, parseBenchArguments } from "./lib/bench-arguments.mjs";
+import { floorCompletionRequest } from "./lib/floor-request.mjs";
 
-const usage = "usage: node benchmarks/http-idle-cost.mjs [--gaps 0,2,20,200] [--rounds 300] [--markdown]";
+const script = "http-idle-cost";
 /** Unmeasured rounds before the first gap (V8 compiles each request path over its first few hundred). */
 const warmUpRounds = 300;
 /** A request that takes longer than this failed (a child stopped answering). */
@@ -38,30 +39,19 @@ if (process.argv[2] === "--echo-child") {
   await main();
 }
 
-function fail(message) {
-  console.error(`http-idle-cost: ${message}`);
-  process.exit(2);
-}
-
 async function main() {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        gaps: { type: "string", default: "0,2,20,200" },
-        rounds: { type: "string", default: "300" },
-        markdown: { type: "boolean", default: false },
-      },
-    }));
-  } catch (error) {
-    fail(`${error.message}\n${usage}`);
-  }
+  const values = parseBenchArguments(script, {
+    gaps: { type: "string", default: "0,2,20,200" },
+    rounds: { type: "string", default: "300" },
+    markdown: { type: "boolean", default: false },
+  });
   if (!/^\d+$/.test(values.rounds) || Number(values.rounds) < 10)
-    fail(`--rounds must be a whole number of at least 10; got ${values.rounds}`);
+    failArgument(script, `--rounds must be a whole number of at least 10; got ${values.rounds}`);
   const rounds = Number(values.rounds);
   const gapWords = values.gaps.split(",");
   if (gapWords.some((word) => !/^\d+$/.test(word) || Number(word) > 1000))
-    fail(
+    failArgument(
+      script,
       `--gaps must be whole numbers of milliseconds from 0 to 1000, comma-separated; got "${values.gaps}"`,
     );
   const gaps = gapWords.map(Number);
@@ -69,7 +59,7 @@ async function main() {
   try {
     ({ BenchHttpClient } = await import("../dist/bench/bench-http-client.js"));
   } catch {
-    fail("dist/ is not built: run `npm run build` first");
+    failArgument(script, "dist/ is not built: run `npm run build` first");
   }
 
   const entry = join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js");
@@ -126,14 +116,7 @@ async function main() {
       await answered;
       return performance.now() - started;
     };
-    const url = `http://127.0.0.1:${floorPort}/v1/completions`;
-    const body = JSON.stringify({
-      model: "local",
-      prompt: "hello world ".repeat(8),
-      max_tokens: 8,
-      stream: true,
-    });
-    const headers = { "content-type": "application/json", accept: "text/event-stream" };
+    const { url, body, headers } = floorCompletionRequest(floorPort);
     agent = new http.Agent({ keepAlive: true });
     const bareHeaders = { ...headers, "content-length": String(Buffer.byteLength(body)) };
     const viaBare = async () => {
@@ -199,8 +182,8 @@ async function main() {
     }
     print(rows, rounds, values.markdown);
   } catch (error) {
-    // Not fail(): its exit would skip the cleanup below.
-    console.error(`http-idle-cost: ${childDied?.message ?? error.message}`);
+    // Not failArgument(): its exit would skip the cleanup below.
+    console.error(`${script}: ${childDied?.message ?? error.message}`);
     process.exitCode = 1;
   } finally {
     socket?.destroy();

@@ -6,42 +6,34 @@
 // slow as often either way does not. Reads a result's JSON; runs nothing.
 //   node benchmarks/ttfb-slow-rounds.mjs <ttfb.json> [--reference "tessera serve (HTTP)"] [--factor 1.5]
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { failArgument, parseBenchCommandLine } from "./lib/bench-arguments.mjs";
 
-const usage =
-  'usage: node benchmarks/ttfb-slow-rounds.mjs <ttfb.json> [--reference "<row name>"] [--factor <number over 1>]';
-function fail(message) {
-  console.error(`ttfb-slow-rounds: ${message}`);
-  process.exit(2);
-}
-
-let values;
-let positionals;
-try {
-  ({ values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      reference: { type: "string", default: "tessera serve (HTTP)" },
-      factor: { type: "string", default: "1.5" },
-    },
-  }));
-} catch (error) {
-  fail(`${error.message}\n${usage}`);
-}
+const script = "ttfb-slow-rounds";
+const fail = (message) => failArgument(script, message);
+const {
+  values,
+  positionals: [file],
+} = parseBenchCommandLine(
+  script,
+  {
+    reference: { type: "string", default: "tessera serve (HTTP)" },
+    factor: { type: "string", default: "1.5" },
+  },
+  1,
+  'node benchmarks/ttfb-slow-rounds.mjs <ttfb.json> [--reference "<row name>"] [--factor <number over 1>]',
+);
 const factor = Number(values.factor);
-if (positionals.length !== 1) fail(usage);
 if (!/^\d+(\.\d+)?$/.test(values.factor) || !(factor > 1))
   fail(`--factor must be a number over 1, such as 1.5; got ${values.factor}`);
 let result;
 try {
-  result = JSON.parse(readFileSync(positionals[0], "utf8"));
+  result = JSON.parse(readFileSync(file, "utf8"));
 } catch (error) {
   fail(
-    `cannot read ${positionals[0]} as JSON (${error.code ?? error.message}): give the ttfb.json that \`bench ttfb\` wrote`,
+    `cannot read ${file} as JSON (${error.code ?? error.message}): give the ttfb.json that \`bench ttfb\` wrote`,
   );
 }
-if (!Array.isArray(result?.runs))
-  fail(`${positionals[0]} has no runs: give the ttfb.json that \`bench ttfb\` wrote`);
+if (!Array.isArray(result?.runs)) fail(`${file} has no runs: give the ttfb.json that \`bench ttfb\` wrote`);
 const wellFormed = (run) =>
   run !== null &&
   typeof run === "object" &&
@@ -51,12 +43,12 @@ const wellFormed = (run) =>
 const runs = result.runs.filter(wellFormed);
 if (runs.length < result.runs.length)
   fail(
-    `${result.runs.length - runs.length} of the ${result.runs.length} runs in ${positionals[0]} lack a target, run or promptTokens: give the ttfb.json that \`bench ttfb\` wrote`,
+    `${result.runs.length - runs.length} of the ${result.runs.length} runs in ${file} lack a target, run or promptTokens: give the ttfb.json that \`bench ttfb\` wrote`,
   );
 const rowNames = new Set(runs.map((run) => run.target));
 if (!rowNames.has(values.reference))
   fail(
-    `no row "${values.reference}" in ${positionals[0]}; its rows: ${[...rowNames].map((name) => `"${name}"`).join(", ")}`,
+    `no row "${values.reference}" in ${file}; its rows: ${[...rowNames].map((name) => `"${name}"`).join(", ")}`,
   );
 
 const lowerQuartile = (numbers) => {

@@ -1,8 +1,7 @@
 // What the benchmark scripts share for their command lines: a bad argument, an unknown flag or an
-// unknown model is one line naming it and exit 1, never a stack trace. Needs `npm run build` (dist/).
+// unknown model is one line naming it and exit 1, never a stack trace. resolveBenchModel needs
+// `npm run build` (dist/); the rest does not, so scripts that only read results can use it too.
 import { parseArgs } from "node:util";
-import { resolveModel } from "../../dist/gguf/default-model.js";
-import { readGgufFile } from "../../dist/gguf/gguf-reader.js";
 
 /** Prints `<script>: <message>` and exits 1. */
 export function failArgument(script, message) {
@@ -12,11 +11,26 @@ export function failArgument(script, message) {
 
 /** parseArgs's values for these options, or one line and exit 1 on an unknown flag or a missing value. */
 export function parseBenchArguments(script, options) {
+  return parseBenchCommandLine(script, options, 0).values;
+}
+
+/**
+ * parseArgs's values and exactly `positionals` positional arguments (`usage` names them), or one line and
+ * exit 1.
+ */
+export function parseBenchCommandLine(script, options, positionals, usage = "") {
+  let parsed;
   try {
-    return parseArgs({ options }).values;
+    parsed = parseArgs({ options, allowPositionals: positionals > 0 });
   } catch (error) {
     failArgument(script, error.message);
   }
+  if (parsed.positionals.length !== positionals)
+    failArgument(
+      script,
+      `expected ${positionals} argument(s), got ${parsed.positionals.length}${usage ? `: ${usage}` : ""}`,
+    );
+  return parsed;
 }
 
 /**
@@ -25,6 +39,8 @@ export function parseBenchArguments(script, options) {
  * the native loader, with a stack trace.
  */
 export async function resolveBenchModel(script, fileOrPreset) {
+  const { resolveModel } = await import("../../dist/gguf/default-model.js");
+  const { readGgufFile } = await import("../../dist/gguf/gguf-reader.js");
   try {
     const path = await resolveModel(fileOrPreset);
     await readGgufFile(path);
