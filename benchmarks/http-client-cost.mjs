@@ -8,16 +8,15 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
 import { BenchHttpClient } from "../dist/bench/bench-http-client.js";
+import { failArgument, parseBenchArguments } from "./lib/bench-arguments.mjs";
 import { floorCompletionRequest } from "./lib/floor-request.mjs";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "400" } } });
+const script = "http-client-cost";
+const values = parseBenchArguments(script, { rounds: { type: "string", default: "400" } });
+if (!/^\d+$/.test(values.rounds) || Number(values.rounds) < 10)
+  failArgument(script, `--rounds must be a whole number of at least 10; got ${values.rounds}`);
 const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 10) {
-  console.error(`--rounds must be a whole number of at least 10; got ${values.rounds}`);
-  process.exit(2);
-}
 
 const port = await new Promise((resolve) => {
   const probe = createServer().listen(0, "127.0.0.1", () => {

@@ -5,7 +5,8 @@ import { parseArgs } from "node:util";
 
 /** Prints `<script>: <message>` and exits 1. */
 export function failArgument(script, message) {
-  console.error(`${script}: ${message}`);
+  // One line, also for Node's parseArgs messages that span several.
+  console.error(`${script}: ${String(message).replace(/\s*\n\s*/g, " ")}`);
   process.exit(1);
 }
 
@@ -39,8 +40,14 @@ export function parseBenchCommandLine(script, options, positionals, usage = "") 
  * the native loader, with a stack trace.
  */
 export async function resolveBenchModel(script, fileOrPreset) {
-  const { resolveModel } = await import("../../dist/gguf/default-model.js");
-  const { readGgufFile } = await import("../../dist/gguf/gguf-reader.js");
+  let resolveModel;
+  let readGgufFile;
+  try {
+    ({ resolveModel } = await import("../../dist/gguf/default-model.js"));
+    ({ readGgufFile } = await import("../../dist/gguf/gguf-reader.js"));
+  } catch {
+    failArgument(script, "dist/ is not built: run `npm run build` first");
+  }
   try {
     const path = await resolveModel(fileOrPreset);
     await readGgufFile(path);

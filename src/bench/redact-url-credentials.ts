@@ -32,7 +32,9 @@ export function redactCredentialsIn(text: string): string {
  * end a URL: an argument is one word however it was quoted (`--remote="https://u:pa ss@h/v1,m"`).
  */
 export function redactCredentialsInArgument(argument: string): string {
-  return redactPieces(argument.replace(userinfo, "//***@"), /([,=]+)/);
+  // The whole-text form first: a URL after other words in one argument (`--label "via http:u:pw@h"`) is
+  // only found by its whitespace split.
+  return redactPieces(redactCredentialsIn(argument), /([,=]+)/);
 }
 
 function redactPieces(text: string, separators: RegExp): string {

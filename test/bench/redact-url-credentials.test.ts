@@ -75,7 +75,15 @@ describe("URL credentials in messages and results", () => {
     ])
       expect(redactCredentialsIn(text), text).not.toContain("hunter2");
     // One argument, however quoted: a space or tab in a password does not end its URL.
-    for (const argument of ["--remote=https://u:hun ter2@h/v1,m", "https://u:hun\tter2@h/v1,m"])
+    for (const argument of [
+      "--remote=https://u:hun ter2@h/v1,m",
+      "https://u:hun\tter2@h/v1,m",
+      "via http:u:hunter2@h",
+      "a b http:\\\\u:hunter2@h/v1",
+      "x (http:u:hunter2@h) y",
+      "a\thttp:u:hunter2@h",
+      "x http:u:hunter2@h:99999/v1",
+    ])
       expect(redactCredentialsInArgument(argument), argument).not.toContain("ter2");
     // A password cut at a comma whose first part is a port.
     for (const spec of ["https://u:12,hunter2@h/v1,model", "https://u:8080,hunter2@h,model"])
