@@ -569,9 +569,13 @@ size_t DecodeEngine::alignedPrefillChunk(size_t cursor, size_t remaining, size_t
   constexpr size_t kvPadding = 256;
   const size_t chunk = std::min(remaining, budget);
   const size_t misalignment = cursor % kvPadding;
-  const size_t microBatch = static_cast<size_t>(microBatchSize_);
+  // One step takes at most a micro-batch and at most prefillChunkSize_ tokens: with steps of 256 (the CPU
+  // default for attention-bound shapes), measuring the reach from the micro-batch (512) let every step of
+  // a prompt that began misaligned cross a multiple of 256.
+  const size_t microBatch =
+      static_cast<size_t>(std::min(microBatchSize_, prefillChunkSize_));
   if (misalignment == 0 || microBatch <= misalignment) return chunk;
-  // Up to the last multiple of 256 that one micro-batch from here reaches (none: a micro-batch under 256).
+  // Up to the last multiple of 256 that one step from here reaches (none: a step under 256).
   const size_t boundary = ((cursor + microBatch) / kvPadding) * kvPadding;
   if (boundary <= cursor) return chunk;
   const size_t aligned = boundary - cursor;

@@ -25,7 +25,14 @@ describe("prefill chunks after a reused prefix", () => {
   let context: LlamaContext;
   beforeAll(async () => {
     model = await loadTinyModel();
-    context = await model.createContext({ contextSize: 1280, batchSize: 512, sequences: 1, threads: 1 });
+    // Steps of 512 asked for: the tiny model's default at this size is 256 (cpu-prefill-chunk-size.ts).
+    context = await model.createContext({
+      contextSize: 1280,
+      batchSize: 512,
+      prefillChunkSize: 512,
+      sequences: 1,
+      threads: 1,
+    });
   });
   afterAll(() => model.dispose());
 
@@ -60,5 +67,34 @@ describe("prefill chunks after a reused prefix", () => {
       .generate(promptOf(model, 900, 5), { temperature: 0, maxTokens: 1, reusePrefix: false })
       .collect();
     expect(cold.prefillChunks).toEqual([512, 388]);
+  });
+
+  it("ends the first step of 256 on a multiple of 256 too, not only a micro-batch's", async () => {
+    // The default step on the tiny model: 256. Measuring the reach from the micro-batch (512) let every
+    // step of a misaligned prompt cross a multiple of 256: [256, 256, 256, 256 - r].
+    const stepped = await model.createContext({ contextSize: 1280, sequences: 1, threads: 1 });
+    try {
+      expect(stepped.prefillChunkSize).toBe(256);
+      await stepped.generate(promptOf(model, 700, 6), { temperature: 0, maxTokens: 1 }).collect();
+      const reused = await stepped
+        .generate(promptOf(model, 1024, 7), { temperature: 0, maxTokens: 4, ignoreEos: true })
+        .collect();
+      const r = reused.reusedPromptTokens;
+      expect(r).toBeGreaterThan(0);
+      expect(r).toBeLessThan(16);
+      expect(reused.prefillChunks).toEqual([256 - r, 256, 256, 256]);
+      const fresh = await stepped
+        .generate(promptOf(model, 1024, 7), {
+          temperature: 0,
+          maxTokens: 4,
+          ignoreEos: true,
+          reusePrefix: false,
+        })
+        .collect();
+      expect(fresh.prefillChunks).toEqual([256, 256, 256, 256]);
+      expect(reused.text).toBe(fresh.text);
+    } finally {
+      stepped.dispose();
+    }
   });
 });

@@ -2,8 +2,10 @@
 // options reach (docs/native-assertions.md); everything here runs before any native call.
 import { totalmem } from "node:os";
 import type { FlashAttention, NativeContextOptions, NativeModelMetadata } from "./addon-types.js";
+import { cpuPrefillChunkSize } from "./cpu-prefill-chunk-size.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import type { LlamaContextOptions } from "./llama-context.js";
+import { metadataPositiveNumber } from "./metadata-positive-number.js";
 import { maximumContextCells, maximumMicroBatch, maximumSequences, maximumThreads } from "./native-limits.js";
 import { checkBoolean, checkChoice, checkInteger, rejectUnknownOptions } from "./native-option-checks.js";
 import { physicalCoreCount } from "./native-thread-count.js";
@@ -85,14 +87,6 @@ export function resolveContextOptions(
       "use a smaller contextSize or fewer sequences",
     );
   }
-  // A GPU backend cannot interrupt a graph, so a prompt is decoded one micro-batch per step there and an
-  // abort lands within one micro-batch (docs/gpu.md). On the CPU a chunk may fill the batch, as before.
-  const prefillChunkSize =
-    options.prefillChunkSize === undefined
-      ? gpuLayers > 0
-        ? Math.min(batchSize, maximumMicroBatch)
-        : batchSize
-      : Math.min(checkInteger("prefillChunkSize", options.prefillChunkSize, 1, 1 << 16), batchSize);
   // On the CPU, llama.cpp's "auto" turns flash attention on: a prompt prefilled from empty gets faster,
   // but decoding at depth ~512 was ~1.5× slower and a second chat turn's first token ~10× slower on the
   // tiny model (docs/native.md, docs/benchmarks.md). Off on the CPU, as node-llama-cpp; llama.cpp
@@ -103,6 +97,16 @@ export function resolveContextOptions(
         ? "auto"
         : "off"
       : checkChoice("flashAttention", options.flashAttention, flashAttentionChoices);
+  // A GPU backend cannot interrupt a graph, so a prompt is decoded one micro-batch per step there and an
+  // abort lands within one micro-batch (docs/gpu.md). On the CPU a chunk may fill the batch, except for a
+  // shape whose attention scores outweigh its matrix products (cpu-prefill-chunk-size.ts): there steps of
+  // 256 tokens are faster. flashAttention is read first because "on" writes no score matrix.
+  const prefillChunkSize =
+    options.prefillChunkSize === undefined
+      ? gpuLayers > 0
+        ? Math.min(batchSize, maximumMicroBatch)
+        : cpuPrefillChunkSize(metadata, contextSize, batchSize, flashAttention)
+      : Math.min(checkInteger("prefillChunkSize", options.prefillChunkSize, 1, 1 << 16), batchSize);
   return {
     contextSize,
     batchSize,
@@ -122,23 +126,16 @@ export function resolveContextOptions(
  */
 export function kvBytesPerCell(metadata: NativeModelMetadata): number {
   const prefix = `${metadata.architecture}.attention`;
-  const heads = positiveNumber(metadata.values[`${prefix}.head_count`]);
-  const kvHeads = positiveNumber(metadata.values[`${prefix}.head_count_kv`]) ?? heads;
+  const heads = metadataPositiveNumber(metadata.values[`${prefix}.head_count`]);
+  const kvHeads = metadataPositiveNumber(metadata.values[`${prefix}.head_count_kv`]) ?? heads;
   const headSize = heads === undefined ? undefined : metadata.embeddingSize / heads;
-  const keyLength = positiveNumber(metadata.values[`${prefix}.key_length`]) ?? headSize;
-  const valueLength = positiveNumber(metadata.values[`${prefix}.value_length`]) ?? headSize;
+  const keyLength = metadataPositiveNumber(metadata.values[`${prefix}.key_length`]) ?? headSize;
+  const valueLength = metadataPositiveNumber(metadata.values[`${prefix}.value_length`]) ?? headSize;
   const keys =
     keyLength !== undefined && kvHeads !== undefined ? keyLength * kvHeads : metadata.embeddingSize;
   const values =
     valueLength !== undefined && kvHeads !== undefined ? valueLength * kvHeads : metadata.embeddingSize;
   return Math.max(1, metadata.layerCount) * (keys + values) * 2;
-}
-
-/** A GGUF value rendered as text; per-layer arrays ("[2, 2, ...]") count by their largest entry. */
-function positiveNumber(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const numbers = (text.match(/\d+/g) ?? []).map(Number).filter((value) => value > 0);
-  return numbers.length > 0 ? Math.max(...numbers) : undefined;
 }
 
 function gibibytes(bytes: number): string {

@@ -1,0 +1,111 @@
+// The CPU's default prefill step (cpu-prefill-chunk-size.ts): 256 tokens for a shape whose attention scores
+// outweigh its matrix products with flash attention off (the tiny model at its default context), the batch
+// size otherwise; an explicit prefillChunkSize always wins. The answer must not depend on the step.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NativeModelMetadata } from "../../src/backends/llamacpp/addon-types.js";
+import {
+  attentionBoundRatio,
+  attentionScoreRatio,
+  cpuPrefillChunkSize,
+} from "../../src/backends/llamacpp/cpu-prefill-chunk-size.js";
+import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { loadTinyModel } from "./tiny-model.js";
+
+/** The tiny model's metadata with the hyperparameters of another shape (same architecture key). */
+function shaped(
+  base: NativeModelMetadata,
+  width: number,
+  heads: number,
+  kvHeads: number,
+  feedForward: number,
+): NativeModelMetadata {
+  const arch = base.architecture;
+  return {
+    ...base,
+    embeddingSize: width,
+    values: {
+      ...base.values,
+      [`${arch}.embedding_length`]: String(width),
+      [`${arch}.attention.head_count`]: String(heads),
+      [`${arch}.attention.head_count_kv`]: String(kvHeads),
+      [`${arch}.feed_forward_length`]: String(feedForward),
+    },
+  };
+}
+
+describe("the CPU's default prefillChunkSize", () => {
+  let model: LlamaModel;
+  beforeAll(async () => {
+    model = await loadTinyModel();
+  });
+  afterAll(() => model.dispose());
+
+  it("takes steps of 256 on the tiny model at its default context, and the batch size where attention is cheap", async () => {
+    const chosen = async (options: Parameters<LlamaModel["createContext"]>[0]) => {
+      const context = await model.createContext({ threads: 1, ...options });
+      try {
+        return context.prefillChunkSize;
+      } finally {
+        context.dispose();
+      }
+    };
+    expect(await chosen({})).toBe(256);
+    expect(await chosen({ contextSize: 1280 })).toBe(256);
+    // 512 cells × 4 heads over ~61k weights a layer: under the bound.
+    expect(await chosen({ contextSize: 512 })).toBe(512);
+    // Flash attention writes no score matrix.
+    expect(await chosen({ flashAttention: "on" })).toBe(512);
+    expect(await chosen({ flashAttention: "auto" })).toBe(512);
+    // An explicit value wins, and a batch of 256 or less is the step anyway.
+    expect(await chosen({ prefillChunkSize: 512 })).toBe(512);
+    expect(await chosen({ batchSize: 128 })).toBe(128);
+  });
+
+  it("keeps whole micro-batches for the Llama 3.2 1B and 8B shapes, up to 32k cells", () => {
+    const base = model.metadata;
+    const oneB = shaped(base, 2048, 32, 8, 8192);
+    const eightB = shaped(base, 4096, 32, 8, 14336);
+    expect(attentionScoreRatio(oneB, 4096)).toBeCloseTo(0.0022, 4);
+    expect(attentionScoreRatio(oneB, 32768)!).toBeLessThan(attentionBoundRatio);
+    expect(cpuPrefillChunkSize(oneB, 32768, 512, "off")).toBe(512);
+    expect(cpuPrefillChunkSize(eightB, 32768, 512, "off")).toBe(512);
+    // The same shape's arithmetic puts the tiny model over the bound.
+    expect(attentionScoreRatio(base, 2048)).toBeCloseTo((2048 * 4) / 61440, 6);
+    expect(cpuPrefillChunkSize(base, 2048, 512, "off")).toBe(256);
+  });
+
+  it("keeps the batch size when the metadata lacks the attention shape", () => {
+    const base = model.metadata;
+    const unknown: NativeModelMetadata = {
+      ...base,
+      values: Object.fromEntries(Object.entries(base.values).filter(([key]) => !key.includes("head_count"))),
+    };
+    expect(attentionScoreRatio(unknown, 2048)).toBeUndefined();
+    expect(cpuPrefillChunkSize(unknown, 2048, 512, "off")).toBe(512);
+  });
+
+  it("gives the same answer in steps of 256 as in steps of 512", async () => {
+    const small = await model.createContext({ threads: 1, contextSize: 1280, sequences: 1 });
+    const whole = await model.createContext({
+      threads: 1,
+      contextSize: 1280,
+      sequences: 1,
+      prefillChunkSize: 512,
+    });
+    try {
+      const text = Array.from({ length: 900 }, (_, index) => `w${(index * 7919) % 997}`).join(" ");
+      const prompt = model.tokenize(text).subarray(0, 1000);
+      const options = { temperature: 0, maxTokens: 8, ignoreEos: true, reusePrefix: false } as const;
+      const stepped = await small.generate(prompt, options).collect();
+      const once = await whole.generate(prompt, options).collect();
+      expect(stepped.prefillChunks).toEqual([256, 256, 256, 232]);
+      expect(once.prefillChunks).toEqual([512, 488]);
+      expect(stepped.generatedTokens).toBe(8);
+      expect(stepped.text.length).toBeGreaterThan(0);
+      expect(stepped.text).toBe(once.text);
+    } finally {
+      small.dispose();
+      whole.dispose();
+    }
+  });
+});
