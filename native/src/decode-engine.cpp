@@ -569,11 +569,14 @@ size_t DecodeEngine::alignedPrefillChunk(size_t cursor, size_t remaining, size_t
   constexpr size_t kvPadding = 256;
   const size_t chunk = std::min(remaining, budget);
   const size_t misalignment = cursor % kvPadding;
-  // One step takes at most a micro-batch and at most prefillChunkSize_ tokens: with steps of 256 (the CPU
-  // default for attention-bound shapes), measuring the reach from the micro-batch (512) let every step of
-  // a prompt that began misaligned cross a multiple of 256.
-  const size_t microBatch =
-      static_cast<size_t>(std::min(microBatchSize_, prefillChunkSize_));
+  // One step takes at most a micro-batch and at most prefillChunkSize_ tokens. With steps of a multiple of
+  // 256 (256 is the CPU default for attention-bound shapes) the reach is the smaller of the two: measured
+  // from the micro-batch (512), every 256-token step of a prompt that began misaligned crossed a multiple
+  // of 256. Other step sizes cross multiples of 256 whatever the cut, and cutting them to one only added
+  // steps ([255, 255, 2, 255, 255, 2] for 1,024 tokens in steps of 255), so they keep the micro-batch's.
+  const size_t microBatch = static_cast<size_t>(
+      prefillChunkSize_ % static_cast<int32_t>(kvPadding) == 0 ? std::min(microBatchSize_, prefillChunkSize_)
+                                                               : microBatchSize_);
   if (misalignment == 0 || microBatch <= misalignment) return chunk;
   // Up to the last multiple of 256 that one step from here reaches (none: a step under 256).
   const size_t boundary = ((cursor + microBatch) / kvPadding) * kvPadding;

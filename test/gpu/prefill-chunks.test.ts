@@ -52,8 +52,8 @@ describe("prefill in chunks", () => {
     expect(prompt.length).toBeGreaterThan(3 * 16);
     // Three chunks of 16 are not the whole prompt: nothing was generated when the third decode threw.
     expect(await tokensBeforeThirdDecode(16)).toBe(0);
-    // One chunk takes the whole prompt (the CPU default, prefillChunkSize = batchSize): the second and
-    // third decode calls are generation steps, so two tokens came out first.
+    // One chunk takes the whole prompt (steps of 512): the second and third decode calls are generation
+    // steps, so two tokens came out first.
     expect(await tokensBeforeThirdDecode(512)).toBe(2);
   });
 

@@ -8,7 +8,8 @@ import {
   attentionScoreRatio,
   cpuPrefillChunkSize,
 } from "../../src/backends/llamacpp/cpu-prefill-chunk-size.js";
-import type { LlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
+import { resolveModel } from "../../src/gguf/default-model.js";
 import { loadTinyModel } from "./tiny-model.js";
 
 /** The tiny model's metadata with the hyperparameters of another shape (same architecture key). */
@@ -40,7 +41,7 @@ describe("the CPU's default prefillChunkSize", () => {
   });
   afterAll(() => model.dispose());
 
-  it("takes steps of 256 on the tiny model at its default context, and the batch size where attention is cheap", async () => {
+  it("takes steps of 256 on the tiny model whatever its context, and the batch size where attention is cheap", async () => {
     const chosen = async (options: Parameters<LlamaModel["createContext"]>[0]) => {
       const context = await model.createContext({ threads: 1, ...options });
       try {
@@ -50,9 +51,9 @@ describe("the CPU's default prefillChunkSize", () => {
       }
     };
     expect(await chosen({})).toBe(256);
-    expect(await chosen({ contextSize: 1280 })).toBe(256);
-    // 512 cells × 4 heads over ~61k weights a layer: under the bound.
-    expect(await chosen({ contextSize: 512 })).toBe(512);
+    // The shape decides, not the context: the score matrix grows with the cells in use.
+    expect(await chosen({ contextSize: 512 })).toBe(256);
+    expect(await chosen({ contextSize: 16384 })).toBe(256);
     // Flash attention writes no score matrix.
     expect(await chosen({ flashAttention: "on" })).toBe(512);
     expect(await chosen({ flashAttention: "auto" })).toBe(512);
@@ -61,17 +62,49 @@ describe("the CPU's default prefillChunkSize", () => {
     expect(await chosen({ batchSize: 128 })).toBe(128);
   });
 
-  it("keeps whole micro-batches for the Llama 3.2 1B and 8B shapes, up to 32k cells", () => {
+  it("gives the trained tiny-text model (128 wide) steps of 256 too", async () => {
+    const trained = await loadLlamaModel(await resolveModel("tiny-text"));
+    try {
+      expect(attentionScoreRatio(trained.metadata)).toBeCloseTo(0.0192, 4);
+      const context = await trained.createContext({ threads: 1 });
+      expect(context.prefillChunkSize).toBe(256);
+      context.dispose();
+    } finally {
+      trained.dispose();
+    }
+  });
+
+  it("keeps whole micro-batches for real shapes: Llama 3.2 1B and 3.1 8B, a mixture of experts", () => {
     const base = model.metadata;
     const oneB = shaped(base, 2048, 32, 8, 8192);
     const eightB = shaped(base, 4096, 32, 8, 14336);
-    expect(attentionScoreRatio(oneB, 4096)).toBeCloseTo(0.0022, 4);
-    expect(attentionScoreRatio(oneB, 32768)!).toBeLessThan(attentionBoundRatio);
-    expect(cpuPrefillChunkSize(oneB, 32768, 512, "off")).toBe(512);
-    expect(cpuPrefillChunkSize(eightB, 32768, 512, "off")).toBe(512);
-    // The same shape's arithmetic puts the tiny model over the bound.
-    expect(attentionScoreRatio(base, 2048)).toBeCloseTo((2048 * 4) / 61440, 6);
-    expect(cpuPrefillChunkSize(base, 2048, 512, "off")).toBe(256);
+    expect(attentionScoreRatio(oneB)).toBeCloseTo(
+      (1024 * 32) / (2 * 2048 * 2048 + 2 * 2048 * 512 + 3 * 2048 * 8192),
+      8,
+    );
+    expect(attentionScoreRatio(oneB)!).toBeLessThan(attentionBoundRatio / 5);
+    expect(cpuPrefillChunkSize(oneB, 512, "off")).toBe(512);
+    expect(cpuPrefillChunkSize(eightB, 512, "off")).toBe(512);
+    // A Qwen3-30B-A3B-like shape: 8 of 128 experts of 768, dense size 6144 (unused by its layers), key
+    // length 128. Counting feed_forward_length × 8 experts made it 8× too heavy.
+    const arch = base.architecture;
+    const moe: NativeModelMetadata = {
+      ...shaped(base, 2048, 32, 4, 6144),
+      values: {
+        ...shaped(base, 2048, 32, 4, 6144).values,
+        [`${arch}.attention.key_length`]: "128",
+        [`${arch}.attention.value_length`]: "128",
+        [`${arch}.expert_count`]: "128",
+        [`${arch}.expert_used_count`]: "8",
+        [`${arch}.expert_feed_forward_length`]: "768",
+      },
+    };
+    const attention = 2048 * 32 * 128 + 2048 * 4 * 256 + 32 * 128 * 2048;
+    expect(attentionScoreRatio(moe)).toBeCloseTo((1024 * 32) / (attention + 3 * 2048 * 768 * 8), 8);
+    expect(cpuPrefillChunkSize(moe, 512, "off")).toBe(512);
+    // The tiny model over the bound, by the same arithmetic.
+    expect(attentionScoreRatio(base)).toBeCloseTo((1024 * 4) / 61440, 8);
+    expect(cpuPrefillChunkSize(base, 512, "off")).toBe(256);
   });
 
   it("keeps the batch size when the metadata lacks the attention shape", () => {
@@ -80,8 +113,8 @@ describe("the CPU's default prefillChunkSize", () => {
       ...base,
       values: Object.fromEntries(Object.entries(base.values).filter(([key]) => !key.includes("head_count"))),
     };
-    expect(attentionScoreRatio(unknown, 2048)).toBeUndefined();
-    expect(cpuPrefillChunkSize(unknown, 2048, 512, "off")).toBe(512);
+    expect(attentionScoreRatio(unknown)).toBeUndefined();
+    expect(cpuPrefillChunkSize(unknown, 512, "off")).toBe(512);
   });
 
   it("gives the same answer in steps of 256 as in steps of 512", async () => {

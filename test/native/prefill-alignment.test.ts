@@ -69,6 +69,24 @@ describe("prefill chunks after a reused prefix", () => {
     expect(cold.prefillChunks).toEqual([512, 388]);
   });
 
+  it("keeps steps that are not a multiple of 256 whole: cutting them only added steps", async () => {
+    const odd = await model.createContext({
+      contextSize: 1280,
+      sequences: 1,
+      threads: 1,
+      prefillChunkSize: 255,
+    });
+    try {
+      const fresh = await odd
+        .generate(promptOf(model, 1024, 8), { temperature: 0, maxTokens: 1, reusePrefix: false })
+        .collect();
+      // Measured from the step (255), the cut left slivers: [255, 255, 2, 255, 255, 2].
+      expect(fresh.prefillChunks).toEqual([255, 255, 255, 255, 4]);
+    } finally {
+      odd.dispose();
+    }
+  });
+
   it("ends the first step of 256 on a multiple of 256 too, not only a micro-batch's", async () => {
     // The default step on the tiny model: 256. Measuring the reach from the micro-batch (512) let every
     // step of a misaligned prompt cross a multiple of 256: [256, 256, 256, 256 - r].

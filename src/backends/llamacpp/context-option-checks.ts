@@ -105,7 +105,7 @@ export function resolveContextOptions(
     options.prefillChunkSize === undefined
       ? gpuLayers > 0
         ? Math.min(batchSize, maximumMicroBatch)
-        : cpuPrefillChunkSize(metadata, contextSize, batchSize, flashAttention)
+        : cpuPrefillChunkSize(metadata, batchSize, flashAttention)
       : Math.min(checkInteger("prefillChunkSize", options.prefillChunkSize, 1, 1 << 16), batchSize);
   return {
     contextSize,

@@ -1,12 +1,12 @@
 // The CPU's default prefill step. With flash attention off, llama.cpp writes a score for every prompt
-// token of a step against every cell it attends to (steps × cells × heads floats a layer) and passes over
-// that matrix several times (scale, mask, softmax, the product with V). Where that matrix outweighs the
-// layer's matrix products, smaller steps are faster: the matrix stays in cache and less of it is masked.
-// Where the products dominate, bigger steps are faster: each weight read serves more tokens.
-// Measured on the 2-core AMD EPYC VM (docs/benchmarks.md, "Round twelve"; `node
-// benchmarks/prefill-chunk-size.mjs`): the tiny model (64 wide, 4 heads) prefilled 1,024 tokens in steps of
-// 256 in 0.71× the time of steps of 512 (28.1 against 39.6 ms); the Llama 3.2 1B shape (2,048 wide, 32
-// heads, Q4_0) prefilled 512 tokens in steps of 256 in 1.04× the time of steps of 512.
+// token of a step against every cell it attends to (the cells in use, padded to a multiple of 256) for
+// every head, and passes over that matrix several times (scale, mask, softmax, the product with V). Where
+// that matrix outweighs the layer's matrix products, smaller steps are faster: the matrix stays in cache
+// and less of it is masked. Where the products dominate, bigger steps serve more tokens per weight read.
+// Measured on the 2-core AMD EPYC VM (docs/native.md, "Prefill steps on the CPU"): the tiny model (64 wide,
+// 4 heads) prefilled 1,024 tokens in steps of 256 in 0.71× the time of steps of 512, the trained tiny-text
+// shape (128 wide) 500-1,000 tokens in 0.85-0.87×; the Llama 3.2 1B shape (2,048 wide, 32 heads, Q4_0)
+// was within noise either way (1.04× at 512 tokens, 0.96× at 1,024).
 import type { NativeModelMetadata } from "./addon-types.js";
 import { metadataPositiveNumber } from "./metadata-positive-number.js";
 
@@ -14,47 +14,65 @@ import { metadataPositiveNumber } from "./metadata-positive-number.js";
 export const attentionBoundPrefillChunk = 256;
 
 /**
- * Scores one prompt token writes per layer at the context's full length, over the weights one layer
- * multiplies it by, above which a shape counts as attention-bound. The tiny model is at 0.08-0.13 for
- * contexts of 1,280-2,048 cells, the 1B shape at 0.002 for 4,096 (0.017 at 32,768, not measured): the
- * bound sits between them, nearer the measured fast side, so a real model keeps whole micro-batches.
+ * The attended cells at which a shape is compared: a prompt long enough to take more than one step of 512
+ * attends over about this many. The shape, not the context size, decides: the score matrix grows with the
+ * cells in use, whatever the context holds (a 480-token prompt was as much faster in steps of 256 with
+ * contextSize 512 as with 16,384).
  */
-export const attentionBoundRatio = 0.05;
+export const referenceAttendedCells = 1024;
 
 /**
- * The default prefillChunkSize on the CPU: the batch size, or 256 for a shape whose attention scores
- * outweigh its matrix products at this context size (flash attention off). Null metadata values (an
- * unknown architecture) keep the batch size.
+ * Scores one token writes per layer at the reference length, over the weights one layer multiplies it
+ * by, above which a shape counts as attention-bound. Measured faster in steps of 256: tiny (0.067),
+ * tiny-text (0.019). Measured level: the 1B shape (0.00054). Real small models sit near the latter
+ * (SmolLM-135M's shape 0.0026, Qwen2.5-0.5B's 0.00096), and the bound keeps them, unmeasured, on whole
+ * micro-batches as before.
+ */
+export const attentionBoundRatio = 0.005;
+
+/**
+ * The default prefillChunkSize on the CPU: 256 for a shape whose attention scores outweigh its matrix
+ * products with flash attention off, the batch size otherwise and wherever the metadata lacks the shape.
  */
 export function cpuPrefillChunkSize(
   metadata: NativeModelMetadata,
-  contextSize: number,
   batchSize: number,
   flashAttention: "auto" | "on" | "off",
 ): number {
   // "auto" turns flash attention on for the CPU in llama.cpp: no score matrix is written.
   if (flashAttention !== "off" || batchSize <= attentionBoundPrefillChunk) return batchSize;
-  const ratio = attentionScoreRatio(metadata, contextSize);
+  const ratio = attentionScoreRatio(metadata);
   return ratio !== undefined && ratio > attentionBoundRatio ? attentionBoundPrefillChunk : batchSize;
 }
 
-/** contextSize × heads over the weights of one layer (attention and feed-forward), or undefined. */
-export function attentionScoreRatio(metadata: NativeModelMetadata, contextSize: number): number | undefined {
-  const architecture = metadata.architecture;
+/** referenceAttendedCells × heads over the weights of one layer (attention and feed-forward), or undefined. */
+export function attentionScoreRatio(metadata: NativeModelMetadata): number | undefined {
+  const value = (key: string) => metadataPositiveNumber(metadata.values[`${metadata.architecture}.${key}`]);
   const width = metadata.embeddingSize;
-  const heads = metadataPositiveNumber(metadata.values[`${architecture}.attention.head_count`]);
-  const feedForward = metadataPositiveNumber(metadata.values[`${architecture}.feed_forward_length`]);
+  const heads = value("attention.head_count");
+  const feedForward = feedForwardWeights(width, value);
   if (heads === undefined || feedForward === undefined || !(width > 0)) return undefined;
-  const kvHeads = metadataPositiveNumber(metadata.values[`${architecture}.attention.head_count_kv`]) ?? heads;
+  const kvHeads = value("attention.head_count_kv") ?? heads;
   const headSize = width / heads;
-  const keyLength =
-    metadataPositiveNumber(metadata.values[`${architecture}.attention.key_length`]) ?? headSize;
-  const valueLength =
-    metadataPositiveNumber(metadata.values[`${architecture}.attention.value_length`]) ?? headSize;
-  // A mixture of experts multiplies each token by the experts it uses, not by all of them.
-  const expertsUsed = metadataPositiveNumber(metadata.values[`${architecture}.expert_used_count`]) ?? 1;
-  const attentionWeights =
+  const keyLength = value("attention.key_length") ?? headSize;
+  const valueLength = value("attention.value_length") ?? headSize;
+  const attention =
     width * heads * keyLength + width * kvHeads * (keyLength + valueLength) + heads * valueLength * width;
-  const feedForwardWeights = 3 * width * feedForward * expertsUsed;
-  return (contextSize * heads) / (attentionWeights + feedForwardWeights);
+  return (referenceAttendedCells * heads) / (attention + feedForward);
+}
+
+/**
+ * The feed-forward weights one token is multiplied by in a layer (gate, up and down). A mixture of experts
+ * counts the experts a token uses, at their own size where the GGUF gives it (expert_feed_forward_length;
+ * feed_forward_length is then the dense layers' size), and its shared experts.
+ */
+function feedForwardWeights(width: number, value: (key: string) => number | undefined): number | undefined {
+  const dense = value("feed_forward_length");
+  const expertsUsed = value("expert_used_count");
+  if (expertsUsed === undefined) return dense === undefined ? undefined : 3 * width * dense;
+  const expert = value("expert_feed_forward_length") ?? dense;
+  if (expert === undefined) return undefined;
+  const shared = value("expert_shared_feed_forward_length") ?? 0;
+  const sharedCount = value("expert_shared_count") ?? (shared > 0 ? 1 : 0);
+  return 3 * width * (expert * expertsUsed + shared * sharedCount);
 }

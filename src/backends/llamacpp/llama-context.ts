@@ -51,7 +51,8 @@ export interface LlamaContextOptions {
    * Most prompt tokens one decode step takes (all sequences together), 1 to 65536, at most batchSize.
    * An abort is seen between steps; inside a step only the CPU backend can interrupt llama.cpp, so with
    * GPU layers this bounds how long an abort waits. Default: min(batchSize, 512) when the model has GPU
-   * layers, else batchSize.
+   * layers; on the CPU 256 for a shape whose attention scores outweigh its matrix products with flash
+   * attention off (cpu-prefill-chunk-size.ts; the tiny models), else batchSize.
    */
   readonly prefillChunkSize?: number;
   /**
