@@ -569,21 +569,26 @@ size_t DecodeEngine::alignedPrefillChunk(size_t cursor, size_t remaining, size_t
   constexpr size_t kvPadding = 256;
   const size_t chunk = std::min(remaining, budget);
   const size_t misalignment = cursor % kvPadding;
-  // One step takes at most a micro-batch and at most prefillChunkSize_ tokens. With steps of a multiple of
-  // 256 (256 is the CPU default for attention-bound shapes) the reach is the smaller of the two: measured
-  // from the micro-batch (512), every 256-token step of a prompt that began misaligned crossed a multiple
-  // of 256. Other step sizes cross multiples of 256 whatever the cut, and cutting them to one only added
-  // steps ([255, 255, 2, 255, 255, 2] for 1,024 tokens in steps of 255), so they keep the micro-batch's.
-  const size_t microBatch = static_cast<size_t>(
-      prefillChunkSize_ % static_cast<int32_t>(kvPadding) == 0 ? std::min(microBatchSize_, prefillChunkSize_)
-                                                               : microBatchSize_);
+  // One step takes at most a micro-batch and at most `budget` tokens (prefillChunkSize_, less what the
+  // step's decoding sequences and earlier chunks took). With a budget that is a multiple of 256 (256 is
+  // the CPU default step for attention-bound shapes) the reach is the smaller of the two: measured from the
+  // micro-batch (512), every 256-token step of a prompt that began misaligned crossed a multiple of 256.
+  // Any other budget crosses multiples of 256 whatever the cut, and cutting it to one only added steps
+  // ([255, 255, 2, ...] for steps of 255, [255, 1, 255, 1, ...] with a batch of 258 and three decoding
+  // sequences), so it keeps the micro-batch's reach.
+  const size_t microBatch = budget % kvPadding == 0
+                                ? std::min(static_cast<size_t>(microBatchSize_), budget)
+                                : static_cast<size_t>(microBatchSize_);
   if (misalignment == 0 || microBatch <= misalignment) return chunk;
   // Up to the last multiple of 256 that one step from here reaches (none: a step under 256).
   const size_t boundary = ((cursor + microBatch) / kvPadding) * kvPadding;
   if (boundary <= cursor) return chunk;
   const size_t aligned = boundary - cursor;
-  // Only a chunk that would cross that boundary is cut: a prompt that ends before it gains nothing.
-  return chunk > aligned ? aligned : chunk;
+  // Only a chunk that would cross that boundary is cut: a prompt that ends before it gains nothing. And
+  // only to half of it or more: a step of 256 that starts a few cells short of a multiple (after steps of
+  // 255 while sequences decode) would otherwise become a step of those few cells, a whole extra step for
+  // them. With a reach of 512 the cut piece is always 256 or more, so this changes nothing there.
+  return chunk > aligned && aligned * 2 >= chunk ? aligned : chunk;
 }
 
 void DecodeEngine::flushHeldDeliveries() {

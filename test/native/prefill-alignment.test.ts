@@ -87,6 +87,40 @@ describe("prefill chunks after a reused prefix", () => {
     }
   });
 
+  it("takes whole steps when decoding sequences leave less than 256 of the budget", async () => {
+    // A batch of 258 and three sequences decoding leave 255 for the prompt each step. Measured from a
+    // step of 256, the cut gave [255, 1, 255, 1, ...]: every other step a 1-token sliver.
+    const shared = await model.createContext({ contextSize: 2048, batchSize: 258, sequences: 4, threads: 1 });
+    let decoding: Array<Promise<{ generatedTokens: number }>> = [];
+    try {
+      expect(shared.prefillChunkSize).toBe(256);
+      decoding = [0, 1, 2].map((index) =>
+        shared
+          .generate(promptOf(model, 20, 10 + index), { maxTokens: 1500, temperature: 0, ignoreEos: true })
+          .collect(),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const long = await shared
+        .generate(promptOf(model, 1500, 9), {
+          temperature: 0,
+          maxTokens: 2,
+          ignoreEos: true,
+          reusePrefix: false,
+        })
+        .collect();
+      const steps = long.prefillChunks;
+      expect(steps.reduce((sum, step) => sum + step, 0)).toBe(1500);
+      // Every step but the last takes (nearly) the whole budget: 255 while the three decode, 256 if one of
+      // them sat out a step (then a cut to the next multiple of 256 would have left 1-3 tokens).
+      for (const step of steps.slice(0, -1)) expect(step).toBeGreaterThanOrEqual(255);
+      expect(steps.length).toBeLessThanOrEqual(6);
+      for (const generation of decoding) expect((await generation).generatedTokens).toBe(1500);
+    } finally {
+      shared.dispose();
+      await Promise.allSettled(decoding);
+    }
+  });
+
   it("ends the first step of 256 on a multiple of 256 too, not only a micro-batch's", async () => {
     // The default step on the tiny model: 256. Measuring the reach from the micro-batch (512) let every
     // step of a misaligned prompt cross a multiple of 256: [256, 256, 256, 256 - r].

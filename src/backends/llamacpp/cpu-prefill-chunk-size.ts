@@ -72,7 +72,15 @@ function feedForwardWeights(width: number, value: (key: string) => number | unde
   if (expertsUsed === undefined) return dense === undefined ? undefined : 3 * width * dense;
   const expert = value("expert_feed_forward_length") ?? dense;
   if (expert === undefined) return undefined;
-  const shared = value("expert_shared_feed_forward_length") ?? 0;
-  const sharedCount = value("expert_shared_count") ?? (shared > 0 ? 1 : 0);
-  return 3 * width * (expert * expertsUsed + shared * sharedCount);
+  // Qwen2-MoE gives its one shared expert's size; DeepSeek-style GGUFs give a count of shared experts
+  // the size of the others (llama.cpp: n_ff_exp × n_expert_shared).
+  const sharedLength = value("expert_shared_feed_forward_length");
+  const sharedCount = value("expert_shared_count");
+  const shared =
+    sharedLength !== undefined
+      ? sharedLength * (sharedCount ?? 1)
+      : sharedCount !== undefined
+        ? expert * sharedCount
+        : 0;
+  return 3 * width * (expert * expertsUsed + shared);
 }
