@@ -102,6 +102,18 @@ describe("the CPU's default prefillChunkSize", () => {
     const attention = 2048 * 32 * 128 + 2048 * 4 * 256 + 32 * 128 * 2048;
     expect(attentionScoreRatio(moe)).toBeCloseTo((1024 * 32) / (attention + 3 * 2048 * 768 * 8), 8);
     expect(cpuPrefillChunkSize(moe, 512, "off")).toBe(512);
+    // Shared experts: Qwen2-MoE gives one's size, DeepSeek-style GGUFs a count of experts' size.
+    const withShared = (extra: Record<string, string>): NativeModelMetadata => ({
+      ...moe,
+      values: { ...moe.values, ...extra },
+    });
+    expect(
+      attentionScoreRatio(withShared({ [`${arch}.expert_shared_feed_forward_length`]: "5632" })),
+    ).toBeCloseTo((1024 * 32) / (attention + 3 * 2048 * (768 * 8 + 5632)), 8);
+    expect(attentionScoreRatio(withShared({ [`${arch}.expert_shared_count`]: "2" }))).toBeCloseTo(
+      (1024 * 32) / (attention + 3 * 2048 * (768 * 8 + 768 * 2)),
+      8,
+    );
     // The tiny model over the bound, by the same arithmetic.
     expect(attentionScoreRatio(base)).toBeCloseTo((1024 * 4) / 61440, 8);
     expect(cpuPrefillChunkSize(base, 512, "off")).toBe(256);
