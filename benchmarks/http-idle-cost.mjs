@@ -55,40 +55,48 @@ async function main() {
       `--gaps must be whole numbers of milliseconds from 0 to 1000, comma-separated; got "${values.gaps}"`,
     );
   const gaps = gapWords.map(Number);
-  let BenchHttpClient;
+  let bench;
   try {
-    ({ BenchHttpClient } = await import("../dist/bench/bench-http-client.js"));
+    bench = {
+      ...(await import("../dist/bench/bench-http-client.js")),
+      ...(await import("../dist/bench/bench-children.js")),
+      ...(await import("../dist/bench/server-process.js")),
+      ...(await import("../dist/bench/stats.js")),
+    };
   } catch {
     failArgument(script, "dist/ is not built: run `npm run build` first");
   }
+  const { BenchHttpClient, ServerProcess, freePort, killBenchChildren, percentile, trackBenchChild } = bench;
+  /** Median, p10 and p90 of one row's times. */
+  const summarize = (values) => ({
+    median: percentile(values, 0.5),
+    p10: percentile(values, 0.1),
+    p90: percentile(values, 0.9),
+  });
 
-  const entry = join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js");
-  const children = [];
   // Stopped by a signal (not only a terminal's Ctrl-C, which reaches the children too), the children go
-  // with this process.
+  // with this process: SIGKILL, as a stopped child (SIGSTOP) outlives a SIGTERM.
   const stop = (signal) => {
-    for (const child of children) child.kill("SIGKILL");
+    killBenchChildren();
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   // A child that dies fails the run at once instead of leaving a request waiting for it.
   let childDied = null;
-  const watch = (child, name) => {
-    children.push(child);
-    child.once("exit", (code, signal) => {
-      childDied ??= new Error(`the ${name} child exited (${signal ?? code}) during the run`);
-    });
-  };
   const client = new BenchHttpClient();
   let socket;
   let agent;
+  let floor;
   try {
     const echoPort = await freePort();
     const echo = spawn(process.execPath, [import.meta.filename, "--echo-child", String(echoPort)], {
       stdio: ["ignore", "pipe", "inherit"],
     });
-    watch(echo, "echo");
+    trackBenchChild(echo);
+    echo.once("exit", (code, signal) => {
+      childDied ??= new Error(`the echo child exited (${signal ?? code}) during the run`);
+    });
     await Promise.race([
       once(echo.stdout, "data"),
       once(echo, "exit").then(() => {
@@ -96,11 +104,13 @@ async function main() {
       }),
     ]);
     const floorPort = await freePort();
-    watch(
-      spawn(process.execPath, [entry, String(floorPort)], { stdio: ["ignore", "ignore", "inherit"] }),
-      "floor",
-    );
-    await waitForHealth(floorPort, () => childDied);
+    floor = await ServerProcess.start({
+      name: "HTTP floor",
+      command: process.execPath,
+      args: [join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js"), String(floorPort)],
+      readyUrl: `http://127.0.0.1:${floorPort}/health`,
+      readyTimeoutMs: 10_000,
+    });
 
     socket = connect(echoPort, "127.0.0.1");
     socket.setNoDelay(true);
@@ -167,6 +177,8 @@ async function main() {
         if (gap === 0) await nextTurn();
         else await sleep(gap);
         const ms = await send[name]().catch((error) => {
+          if (childDied === null && floor.exited)
+            childDied = new Error("the floor child exited during the run");
           throw childDied ?? new Error(`the ${name} row's request got no answer: ${error.message}`);
         });
         times?.[name].push(ms);
@@ -178,7 +190,12 @@ async function main() {
       const times = { echo: [], bare: [], http: [] };
       for (let round = -20; round < rounds; round++)
         await runRound(round + 60, gap, round >= 0 ? times : null);
-      rows.push({ gap, echo: summary(times.echo), bare: summary(times.bare), http: summary(times.http) });
+      rows.push({
+        gap,
+        echo: summarize(times.echo),
+        bare: summarize(times.bare),
+        http: summarize(times.http),
+      });
     }
     print(rows, rounds, values.markdown);
   } catch (error) {
@@ -189,16 +206,10 @@ async function main() {
     socket?.destroy();
     agent?.destroy();
     client.close();
-    // SIGKILL: a stopped child (SIGSTOP) outlives a SIGTERM and would keep this process waiting for it.
-    for (const child of children) child.kill("SIGKILL");
   }
+  // Its exit hook SIGKILLs the children (bench-children.js): a stopped child (SIGSTOP) outlives a SIGTERM
+  // and would keep this process waiting for it.
   process.exit();
-}
-
-function summary(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
-  return { median: at(0.5), p10: at(0.1), p90: at(0.9) };
 }
 
 function print(rows, rounds, markdown) {
@@ -224,31 +235,4 @@ function print(rows, rounds, markdown) {
       `gap ${String(row.gap).padStart(4)} ms  echo ${ms(row.echo)}  bare node:http ${ms(row.bare)}  BenchHttpClient ${ms(row.http)}`,
     );
   }
-}
-
-async function freePort() {
-  const probe = createServer().listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/** Until the floor server answers /health, for 10 s at most (each try up to 2 s of it). */
-async function waitForHealth(port, died) {
-  const deadline = performance.now() + 10_000;
-  let last = "no answer";
-  while (performance.now() < deadline) {
-    if (died() !== null) throw died();
-    try {
-      const left = Math.max(1, Math.min(2000, deadline - performance.now()));
-      const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(left) });
-      if (response.ok) return;
-      last = `HTTP ${response.status}`;
-    } catch (error) {
-      last = error.message;
-    }
-    await sleep(50);
-  }
-  throw new Error(`the floor server was not ready within 10 s (last: ${last})`);
 }

@@ -576,12 +576,11 @@ size_t DecodeEngine::alignedPrefillChunk(size_t cursor, size_t remaining, size_t
   // Any other budget crosses multiples of 256 whatever the cut, and cutting it to one only added steps
   // ([255, 255, 2, ...] for steps of 255, [255, 1, 255, 1, ...] with a batch of 258 and three decoding
   // sequences), so it keeps the micro-batch's reach.
-  const size_t microBatch = budget % kvPadding == 0
-                                ? std::min(static_cast<size_t>(microBatchSize_), budget)
-                                : static_cast<size_t>(microBatchSize_);
-  if (misalignment == 0 || microBatch <= misalignment) return chunk;
+  const size_t microBatch = static_cast<size_t>(microBatchSize_);
+  const size_t reach = budget % kvPadding == 0 ? std::min(microBatch, budget) : microBatch;
+  if (misalignment == 0 || reach <= misalignment) return chunk;
   // Up to the last multiple of 256 that one step from here reaches (none: a step under 256).
-  const size_t boundary = ((cursor + microBatch) / kvPadding) * kvPadding;
+  const size_t boundary = ((cursor + reach) / kvPadding) * kvPadding;
   if (boundary <= cursor) return chunk;
   const size_t aligned = boundary - cursor;
   // Only a chunk that would cross that boundary is cut: a prompt that ends before it gains nothing. And

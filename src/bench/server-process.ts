@@ -47,6 +47,11 @@ export class ServerProcess {
     });
   }
 
+  /** Whether the process has exited (a row's requests then fail; this says why). */
+  get exited(): boolean {
+    return this.#exited;
+  }
+
   /** The last lines the process printed. */
   get outputTail(): string {
     return this.#output.trim().split("\n").slice(-5).join("\n");

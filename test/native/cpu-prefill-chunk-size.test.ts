@@ -43,12 +43,8 @@ describe("the CPU's default prefillChunkSize", () => {
 
   it("takes steps of 256 on the tiny model whatever its context, and the batch size where attention is cheap", async () => {
     const chosen = async (options: Parameters<LlamaModel["createContext"]>[0]) => {
-      const context = await model.createContext({ threads: 1, ...options });
-      try {
-        return context.prefillChunkSize;
-      } finally {
-        context.dispose();
-      }
+      await using context = await model.createContext({ threads: 1, ...options });
+      return context.prefillChunkSize;
     };
     expect(await chosen({})).toBe(256);
     // The shape decides, not the context: the score matrix grows with the cells in use.
@@ -63,15 +59,10 @@ describe("the CPU's default prefillChunkSize", () => {
   });
 
   it("gives the trained tiny-text model (128 wide) steps of 256 too", async () => {
-    const trained = await loadLlamaModel(await resolveModel("tiny-text"));
-    try {
-      expect(attentionScoreRatio(trained.metadata)).toBeCloseTo(0.0192, 4);
-      const context = await trained.createContext({ threads: 1 });
-      expect(context.prefillChunkSize).toBe(256);
-      context.dispose();
-    } finally {
-      trained.dispose();
-    }
+    await using trained = await loadLlamaModel(await resolveModel("tiny-text"));
+    expect(attentionScoreRatio(trained.metadata)).toBeCloseTo(0.0192, 4);
+    await using context = await trained.createContext({ threads: 1 });
+    expect(context.prefillChunkSize).toBe(256);
   });
 
   it("keeps whole micro-batches for real shapes: Llama 3.2 1B and 3.1 8B, a mixture of experts", () => {
@@ -130,27 +121,22 @@ describe("the CPU's default prefillChunkSize", () => {
   });
 
   it("gives the same answer in steps of 256 as in steps of 512", async () => {
-    const small = await model.createContext({ threads: 1, contextSize: 1280, sequences: 1 });
-    const whole = await model.createContext({
+    await using small = await model.createContext({ threads: 1, contextSize: 1280, sequences: 1 });
+    await using whole = await model.createContext({
       threads: 1,
       contextSize: 1280,
       sequences: 1,
       prefillChunkSize: 512,
     });
-    try {
-      const text = Array.from({ length: 900 }, (_, index) => `w${(index * 7919) % 997}`).join(" ");
-      const prompt = model.tokenize(text).subarray(0, 1000);
-      const options = { temperature: 0, maxTokens: 8, ignoreEos: true, reusePrefix: false } as const;
-      const stepped = await small.generate(prompt, options).collect();
-      const once = await whole.generate(prompt, options).collect();
-      expect(stepped.prefillChunks).toEqual([256, 256, 256, 232]);
-      expect(once.prefillChunks).toEqual([512, 488]);
-      expect(stepped.generatedTokens).toBe(8);
-      expect(stepped.text.length).toBeGreaterThan(0);
-      expect(stepped.text).toBe(once.text);
-    } finally {
-      small.dispose();
-      whole.dispose();
-    }
+    const text = Array.from({ length: 900 }, (_, index) => `w${(index * 7919) % 997}`).join(" ");
+    const prompt = model.tokenize(text).subarray(0, 1000);
+    const options = { temperature: 0, maxTokens: 8, ignoreEos: true, reusePrefix: false } as const;
+    const stepped = await small.generate(prompt, options).collect();
+    const once = await whole.generate(prompt, options).collect();
+    expect(stepped.prefillChunks).toEqual([256, 256, 256, 232]);
+    expect(once.prefillChunks).toEqual([512, 488]);
+    expect(stepped.generatedTokens).toBe(8);
+    expect(stepped.text.length).toBeGreaterThan(0);
+    expect(stepped.text).toBe(once.text);
   });
 });

@@ -70,21 +70,17 @@ describe("prefill chunks after a reused prefix", () => {
   });
 
   it("keeps steps that are not a multiple of 256 whole: cutting them only added steps", async () => {
-    const odd = await model.createContext({
+    await using odd = await model.createContext({
       contextSize: 1280,
       sequences: 1,
       threads: 1,
       prefillChunkSize: 255,
     });
-    try {
-      const fresh = await odd
-        .generate(promptOf(model, 1024, 8), { temperature: 0, maxTokens: 1, reusePrefix: false })
-        .collect();
-      // Measured from the step (255), the cut left slivers: [255, 255, 2, 255, 255, 2].
-      expect(fresh.prefillChunks).toEqual([255, 255, 255, 255, 4]);
-    } finally {
-      odd.dispose();
-    }
+    const fresh = await odd
+      .generate(promptOf(model, 1024, 8), { temperature: 0, maxTokens: 1, reusePrefix: false })
+      .collect();
+    // Measured from the step (255), the cut left slivers: [255, 255, 2, 255, 255, 2].
+    expect(fresh.prefillChunks).toEqual([255, 255, 255, 255, 4]);
   });
 
   it("takes whole steps when decoding sequences leave less than 256 of the budget", async () => {
@@ -124,29 +120,25 @@ describe("prefill chunks after a reused prefix", () => {
   it("ends the first step of 256 on a multiple of 256 too, not only a micro-batch's", async () => {
     // The default step on the tiny model: 256. Measuring the reach from the micro-batch (512) let every
     // step of a misaligned prompt cross a multiple of 256: [256, 256, 256, 256 - r].
-    const stepped = await model.createContext({ contextSize: 1280, sequences: 1, threads: 1 });
-    try {
-      expect(stepped.prefillChunkSize).toBe(256);
-      await stepped.generate(promptOf(model, 700, 6), { temperature: 0, maxTokens: 1 }).collect();
-      const reused = await stepped
-        .generate(promptOf(model, 1024, 7), { temperature: 0, maxTokens: 4, ignoreEos: true })
-        .collect();
-      const r = reused.reusedPromptTokens;
-      expect(r).toBeGreaterThan(0);
-      expect(r).toBeLessThan(16);
-      expect(reused.prefillChunks).toEqual([256 - r, 256, 256, 256]);
-      const fresh = await stepped
-        .generate(promptOf(model, 1024, 7), {
-          temperature: 0,
-          maxTokens: 4,
-          ignoreEos: true,
-          reusePrefix: false,
-        })
-        .collect();
-      expect(fresh.prefillChunks).toEqual([256, 256, 256, 256]);
-      expect(reused.text).toBe(fresh.text);
-    } finally {
-      stepped.dispose();
-    }
+    await using stepped = await model.createContext({ contextSize: 1280, sequences: 1, threads: 1 });
+    expect(stepped.prefillChunkSize).toBe(256);
+    await stepped.generate(promptOf(model, 700, 6), { temperature: 0, maxTokens: 1 }).collect();
+    const reused = await stepped
+      .generate(promptOf(model, 1024, 7), { temperature: 0, maxTokens: 4, ignoreEos: true })
+      .collect();
+    const r = reused.reusedPromptTokens;
+    expect(r).toBeGreaterThan(0);
+    expect(r).toBeLessThan(16);
+    expect(reused.prefillChunks).toEqual([256 - r, 256, 256, 256]);
+    const fresh = await stepped
+      .generate(promptOf(model, 1024, 7), {
+        temperature: 0,
+        maxTokens: 4,
+        ignoreEos: true,
+        reusePrefix: false,
+      })
+      .collect();
+    expect(fresh.prefillChunks).toEqual([256, 256, 256, 256]);
+    expect(reused.text).toBe(fresh.text);
   });
 });

@@ -2,10 +2,10 @@
 // options reach (docs/native-assertions.md); everything here runs before any native call.
 import { totalmem } from "node:os";
 import type { FlashAttention, NativeContextOptions, NativeModelMetadata } from "./addon-types.js";
+import { attentionShape } from "./attention-shape.js";
 import { cpuPrefillChunkSize } from "./cpu-prefill-chunk-size.js";
 import { IncompatibleOptionsError } from "./errors/incompatible-options-error.js";
 import type { LlamaContextOptions } from "./llama-context.js";
-import { metadataPositiveNumber } from "./metadata-positive-number.js";
 import { maximumContextCells, maximumMicroBatch, maximumSequences, maximumThreads } from "./native-limits.js";
 import { checkBoolean, checkChoice, checkInteger, rejectUnknownOptions } from "./native-option-checks.js";
 import { physicalCoreCount } from "./native-thread-count.js";
@@ -125,16 +125,9 @@ export function resolveContextOptions(
  * it; the estimate only refuses contexts that cannot fit in the machine's memory at all.
  */
 export function kvBytesPerCell(metadata: NativeModelMetadata): number {
-  const prefix = `${metadata.architecture}.attention`;
-  const heads = metadataPositiveNumber(metadata.values[`${prefix}.head_count`]);
-  const kvHeads = metadataPositiveNumber(metadata.values[`${prefix}.head_count_kv`]) ?? heads;
-  const headSize = heads === undefined ? undefined : metadata.embeddingSize / heads;
-  const keyLength = metadataPositiveNumber(metadata.values[`${prefix}.key_length`]) ?? headSize;
-  const valueLength = metadataPositiveNumber(metadata.values[`${prefix}.value_length`]) ?? headSize;
-  const keys =
-    keyLength !== undefined && kvHeads !== undefined ? keyLength * kvHeads : metadata.embeddingSize;
-  const values =
-    valueLength !== undefined && kvHeads !== undefined ? valueLength * kvHeads : metadata.embeddingSize;
+  const shape = attentionShape(metadata);
+  const keys = shape === undefined ? metadata.embeddingSize : shape.keyLength * shape.kvHeads;
+  const values = shape === undefined ? metadata.embeddingSize : shape.valueLength * shape.kvHeads;
   return Math.max(1, metadata.layerCount) * (keys + values) * 2;
 }
 

@@ -5,9 +5,10 @@
 // and less of it is masked. Where the products dominate, bigger steps serve more tokens per weight read.
 // Measured on the 2-core AMD EPYC VM (docs/native.md, "Prefill steps on the CPU"): the tiny model (64 wide,
 // 4 heads) prefilled 1,024 tokens in steps of 256 in 0.71× the time of steps of 512, the trained tiny-text
-// shape (128 wide) 500-1,000 tokens in 0.85-0.87×; the Llama 3.2 1B shape (2,048 wide, 32 heads, Q4_0)
-// was within noise either way (1.04× at 512 tokens, 0.96× at 1,024).
+// model (128 wide) 768 tokens in 0.90×; the Llama 3.2 1B shape (2,048 wide, 32 heads, Q4_0) was within
+// noise either way (1.04× at 512 tokens, 0.96× at 1,024).
 import type { NativeModelMetadata } from "./addon-types.js";
+import { attentionShape } from "./attention-shape.js";
 import { metadataPositiveNumber } from "./metadata-positive-number.js";
 
 /** The step that attention-bound shapes get: llama.cpp pads the cells attended to to multiples of 256. */
@@ -25,7 +26,7 @@ export const referenceAttendedCells = 1024;
  * Scores one token writes per layer at the reference length, over the weights one layer multiplies it
  * by, above which a shape counts as attention-bound. Measured faster in steps of 256: tiny (0.067),
  * tiny-text (0.019). Measured level: the 1B shape (0.00054). Real small models sit near the latter
- * (SmolLM-135M's shape 0.0026, Qwen2.5-0.5B's 0.00096), and the bound keeps them, unmeasured, on whole
+ * (computed from their published shapes: SmolLM-135M 0.0026, Qwen2.5-0.5B 0.00096), and the bound keeps them, unmeasured, on whole
  * micro-batches as before.
  */
 export const attentionBoundRatio = 0.005;
@@ -49,13 +50,10 @@ export function cpuPrefillChunkSize(
 export function attentionScoreRatio(metadata: NativeModelMetadata): number | undefined {
   const value = (key: string) => metadataPositiveNumber(metadata.values[`${metadata.architecture}.${key}`]);
   const width = metadata.embeddingSize;
-  const heads = value("attention.head_count");
+  const shape = attentionShape(metadata);
   const feedForward = feedForwardWeights(width, value);
-  if (heads === undefined || feedForward === undefined || !(width > 0)) return undefined;
-  const kvHeads = value("attention.head_count_kv") ?? heads;
-  const headSize = width / heads;
-  const keyLength = value("attention.key_length") ?? headSize;
-  const valueLength = value("attention.value_length") ?? headSize;
+  if (shape === undefined || feedForward === undefined || !(width > 0)) return undefined;
+  const { heads, kvHeads, keyLength, valueLength } = shape;
   const attention =
     width * heads * keyLength + width * kvHeads * (keyLength + valueLength) + heads * valueLength * width;
   return (referenceAttendedCells * heads) / (attention + feedForward);
