@@ -15,6 +15,7 @@
 //   node benchmarks/http-idle-cost.mjs [--gaps 0,2,20,200] [--rounds 300] [--markdown]
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
 import http from "node:http";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
@@ -103,11 +104,13 @@ async function main() {
         throw new Error("the echo child exited before it listened");
       }),
     ]);
+    const floorEntry = join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js");
+    if (!existsSync(floorEntry)) throw new Error(`${floorEntry} is missing: run \`npm run build\` first`);
     const floorPort = await freePort();
     floor = await ServerProcess.start({
       name: "HTTP floor",
       command: process.execPath,
-      args: [join(import.meta.dirname, "..", "dist", "bench", "http-floor-server.js"), String(floorPort)],
+      args: [floorEntry, String(floorPort)],
       readyUrl: `http://127.0.0.1:${floorPort}/health`,
       readyTimeoutMs: 10_000,
     });
@@ -176,9 +179,11 @@ async function main() {
         if (childDied !== null) throw childDied;
         if (gap === 0) await nextTurn();
         else await sleep(gap);
-        const ms = await send[name]().catch((error) => {
-          if (childDied === null && floor.exited)
-            childDied = new Error("the floor child exited during the run");
+        const ms = await send[name]().catch(async (error) => {
+          // A child's death can reach its connection before its exit reaches this process.
+          await sleep(100);
+          if (childDied === null && floor.exitStatus !== null)
+            childDied = new Error(`the floor child exited (${floor.exitStatus}) during the run`);
           throw childDied ?? new Error(`the ${name} row's request got no answer: ${error.message}`);
         });
         times?.[name].push(ms);

@@ -47,9 +47,9 @@ export class ServerProcess {
     });
   }
 
-  /** Whether the process has exited (a row's requests then fail; this says why). */
-  get exited(): boolean {
-    return this.#exited;
+  /** How the process exited (its exit code or signal), or null while it runs: a row's requests then fail, this says why. */
+  get exitStatus(): number | NodeJS.Signals | null {
+    return this.#exited ? (this.#child.exitCode ?? this.#child.signalCode) : null;
   }
 
   /** The last lines the process printed. */

@@ -125,9 +125,11 @@ export function resolveContextOptions(
  * it; the estimate only refuses contexts that cannot fit in the machine's memory at all.
  */
 export function kvBytesPerCell(metadata: NativeModelMetadata): number {
-  const shape = attentionShape(metadata);
-  const keys = shape === undefined ? metadata.embeddingSize : shape.keyLength * shape.kvHeads;
-  const values = shape === undefined ? metadata.embeddingSize : shape.valueLength * shape.kvHeads;
+  const { kvHeads, keyLength, valueLength } = attentionShape(metadata);
+  const keys =
+    keyLength !== undefined && kvHeads !== undefined ? keyLength * kvHeads : metadata.embeddingSize;
+  const values =
+    valueLength !== undefined && kvHeads !== undefined ? valueLength * kvHeads : metadata.embeddingSize;
   return Math.max(1, metadata.layerCount) * (keys + values) * 2;
 }
 

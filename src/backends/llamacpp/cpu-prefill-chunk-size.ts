@@ -50,10 +50,17 @@ export function cpuPrefillChunkSize(
 export function attentionScoreRatio(metadata: NativeModelMetadata): number | undefined {
   const value = (key: string) => metadataPositiveNumber(metadata.values[`${metadata.architecture}.${key}`]);
   const width = metadata.embeddingSize;
-  const shape = attentionShape(metadata);
+  const { heads, kvHeads, keyLength, valueLength } = attentionShape(metadata);
   const feedForward = feedForwardWeights(width, value);
-  if (shape === undefined || feedForward === undefined || !(width > 0)) return undefined;
-  const { heads, kvHeads, keyLength, valueLength } = shape;
+  if (
+    heads === undefined ||
+    kvHeads === undefined ||
+    keyLength === undefined ||
+    valueLength === undefined ||
+    feedForward === undefined ||
+    !(width > 0)
+  )
+    return undefined;
   const attention =
     width * heads * keyLength + width * kvHeads * (keyLength + valueLength) + heads * valueLength * width;
   return (referenceAttendedCells * heads) / (attention + feedForward);

@@ -1,5 +1,6 @@
 import type { GgufFileInfo } from "../../../gguf/gguf-file-info.js";
 import { ggufPlainValue } from "../../../gguf/gguf-value.js";
+import { readAttentionShape } from "../attention-shape.js";
 
 /** What a model needs in device memory, per part llama.cpp places separately. */
 export interface ModelMemoryEstimate {
@@ -51,11 +52,12 @@ export function estimateModelMemory(file: GgufFileInfo): ModelMemoryEstimate {
   const layerCount = numberOf("block_count") ?? layerWeights.size;
   const layerWeightBytes = Array.from({ length: layerCount }, (_, index) => layerWeights.get(index) ?? 0);
   const embeddingSize = numberOf("embedding_length") ?? 0;
-  const headCount = numberOf("attention.head_count") ?? 1;
-  const kvHeads = numberOf("attention.head_count_kv") ?? headCount;
-  const headSize = embeddingSize / headCount;
-  const keyLength = numberOf("attention.key_length") ?? headSize;
-  const valueLength = numberOf("attention.value_length") ?? headSize;
+  // Without a head count, one head as wide as the model (the estimate must still size something).
+  const shape = readAttentionShape(embeddingSize, numberOf);
+  const headCount = shape.heads ?? 1;
+  const kvHeads = shape.kvHeads ?? headCount;
+  const keyLength = shape.keyLength ?? embeddingSize;
+  const valueLength = shape.valueLength ?? embeddingSize;
   const tokens = plain(file, "tokenizer.ggml.tokens");
   const vocabSize = numberOf("vocab_size") ?? (Array.isArray(tokens) ? tokens.length : 0);
   return {
