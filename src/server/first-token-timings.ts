@@ -12,6 +12,7 @@
 // (`node benchmarks/serve-layers.mjs` has both rows).
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
+  monotonicMs,
   type ServedFirstTokenTimings,
   timingIdHeader,
 } from "../backends/openai/served-first-token-timings.js";
@@ -72,6 +73,7 @@ function stagesOf(marks: FirstTokenMarks): ServedFirstTokenTimings | null {
   return {
     requestMs: generateAt - marks.arrivedAt,
     arrivedEpochMs: performance.timeOrigin + marks.arrivedAt,
+    arrivedMonotonicMs: monotonicMs(marks.arrivedAt),
     setupMs: timings.setupMs!,
     templateMs: timings.templateMs!,
     tokenizeMs: timings.tokenizeMs!,
@@ -81,6 +83,7 @@ function stagesOf(marks: FirstTokenMarks): ServedFirstTokenTimings | null {
     firstWriteMs: firstWriteAt - (generateAt + ttfbMs),
     serverFirstTokenMs: firstWriteAt - marks.arrivedAt,
     firstWriteEpochMs: performance.timeOrigin + firstWriteAt,
+    firstWriteMonotonicMs: monotonicMs(firstWriteAt),
   };
 }
 

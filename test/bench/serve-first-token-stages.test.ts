@@ -5,6 +5,7 @@
 // concurrent rows on the same real server. Measured, not asserted for speed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaCppBackend } from "../../src/backends/llamacpp/llama-cpp-backend.js";
+import { monotonicMs } from "../../src/backends/openai/served-first-token-timings.js";
 import { firstTokenStages, stagesCoverFirstToken, stagesSum } from "../../src/bench/first-token-stages.js";
 import { ConcurrentTarget } from "../../src/bench/targets/concurrent-target.js";
 import { OpenAIHttpTarget } from "../../src/bench/targets/openai-http-target.js";
@@ -58,10 +59,19 @@ describe("serve's first-token timings", () => {
       const response = await fetch(`${timed.url}/debug/first-token/${id}`);
       expect(response.status).toBe(200);
       const served = (await response.json()) as ServedFirstTokenTimings;
-      const { serverFirstTokenMs, firstWriteEpochMs, arrivedEpochMs, ...stages } = served;
+      const {
+        serverFirstTokenMs,
+        firstWriteEpochMs,
+        arrivedEpochMs,
+        firstWriteMonotonicMs,
+        arrivedMonotonicMs,
+        ...stages
+      } = served;
       expect(firstWriteEpochMs).toBeGreaterThan(performance.timeOrigin);
-      // The arrival precedes the first write by the server's whole first token, on the same clock.
+      // The arrival precedes the first write by the server's whole first token, on each clock.
       expect(firstWriteEpochMs - arrivedEpochMs).toBeCloseTo(serverFirstTokenMs, 3);
+      expect(firstWriteMonotonicMs! - arrivedMonotonicMs!).toBeCloseTo(serverFirstTokenMs, 3);
+      expect(firstWriteMonotonicMs).toBeLessThanOrEqual(monotonicMs());
       for (const [stage, value] of Object.entries(stages)) expect(value, stage).toBeGreaterThanOrEqual(0);
       expect(served.requestMs).toBeGreaterThan(0);
       expect(served.prefillMs).toBeGreaterThan(0);
@@ -113,6 +123,27 @@ describe("serve's first-token timings", () => {
     const missing = await fetch(`${timed.url}/debug/first-token/never-sent`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("timings_not_found");
+  }, 60_000);
+});
+
+describe("monotonicMs, the clock the benchmark and a server process share", () => {
+  it("puts another process's reading between this process's readings before and after it", async () => {
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    // The built module, as the CLI tests run dist/: the same code a `tessera serve` child runs.
+    const module = new URL("../../dist/backends/openai/served-first-token-timings.js", import.meta.url);
+    for (let round = 0; round < 3; round++) {
+      const before = monotonicMs();
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        "--input-type=module",
+        "-e",
+        `const { monotonicMs } = await import(${JSON.stringify(module.href)}); console.log(monotonicMs());`,
+      ]);
+      const after = monotonicMs();
+      const child = Number(stdout.trim());
+      expect(child).toBeGreaterThan(before);
+      expect(child).toBeLessThan(after);
+    }
   }, 60_000);
 });
 

@@ -5,6 +5,7 @@
 
 import { randomUUID } from "node:crypto";
 import {
+  monotonicMs,
   type ServedFirstTokenTimings,
   timingIdHeader,
 } from "../../backends/openai/served-first-token-timings.js";
@@ -125,8 +126,8 @@ export class OpenAIHttpTarget implements BenchTarget {
     };
     const url = `${this.#options.baseUrl.replace(/\/+$/, "")}/${api === "chat" ? "chat/completions" : "completions"}`;
     const timingId = this.#options.firstTokenTimings === true ? randomUUID() : null;
-    // On the machine's clock, as the server's marks: the request's way to the server is a stage too.
-    const sentEpochMs = performance.timeOrigin + performance.now();
+    // On the machine's clocks, as the server's marks: the request's way to the server is a stage too.
+    const sentAt = performance.now();
     const response = await this.#client.request({
       method: "POST",
       url,
@@ -213,7 +214,7 @@ export class OpenAIHttpTarget implements BenchTarget {
       throw new BenchStreamError(this.name, "the stream ended inside an event", received);
     if (!sawDone) throw new BenchStreamError(this.name, "the stream ended without [DONE]", received);
     if (timingId === null || firstContentAt === null) return { completionTokens };
-    const firstToken = await this.#firstTokenTimings(timingId, sentEpochMs, firstContentAt, request.signal);
+    const firstToken = await this.#firstTokenTimings(timingId, sentAt, firstContentAt, request.signal);
     return { completionTokens, firstToken };
   }
 
@@ -223,7 +224,7 @@ export class OpenAIHttpTarget implements BenchTarget {
    */
   async #firstTokenTimings(
     id: string,
-    sentEpochMs: number,
+    sentAt: number,
     firstContentAt: number,
     signal: AbortSignal,
   ): Promise<NonNullable<StreamOutcome["firstToken"]>> {
@@ -244,9 +245,18 @@ export class OpenAIHttpTarget implements BenchTarget {
         `${redactedUrl(url)} answered 200 with no JSON: ${text.slice(0, 200)}`,
       );
     }
+    // The shared monotonic clock where the server reports it; a server from before it, the wall clock.
+    const { arrivedMonotonicMs: arrived, firstWriteMonotonicMs: firstWrite } = served;
+    const monotonic = typeof arrived === "number" && typeof firstWrite === "number";
+    const transit = monotonic
+      ? arrived - monotonicMs(sentAt)
+      : served.arrivedEpochMs - (performance.timeOrigin + sentAt);
+    const network = monotonic
+      ? monotonicMs(firstContentAt) - firstWrite
+      : performance.timeOrigin + firstContentAt - served.firstWriteEpochMs;
     return {
       stages: {
-        transit: served.arrivedEpochMs - sentEpochMs,
+        transit,
         request: served.requestMs,
         setup: served.setupMs,
         template: served.templateMs,
@@ -255,7 +265,7 @@ export class OpenAIHttpTarget implements BenchTarget {
         prefill: served.prefillMs,
         firstDelivery: served.firstDeliveryMs,
         firstWrite: served.firstWriteMs,
-        network: performance.timeOrigin + firstContentAt - served.firstWriteEpochMs,
+        network,
       },
     };
   }
