@@ -25,7 +25,7 @@ import { type MachineInfo, machineInfo } from "./machine-info.js";
 import { comparePaired, type PairedComparison } from "./paired-comparison.js";
 import { findPeerBinary, peerEnvironment, peerMissingNote } from "./peer-binaries.js";
 import { type SampleSummary, summarize } from "./stats.js";
-import { buildUniquePrompt } from "./unique-prompts.js";
+import { buildUniquePrompt, randomSalt } from "./unique-prompts.js";
 
 export type ThroughputLogits = "off" | "top-20" | "full";
 
@@ -172,7 +172,7 @@ async function interleavedRows(
     for (const name of [referenceRows.llamaBench, referenceRows.llamaBenchAfterPrompt])
       notes.set(name, peerMissingNote("llama-bench"));
   }
-  let salt = Math.floor(Math.random() * 1e6);
+  let salt = randomSalt();
   const countTokens = async (text: string) =>
     backend === undefined ? Math.round(text.length / 4) : backend.model.tokenize(text).length;
   try {
@@ -325,7 +325,7 @@ async function nodeLlamaCppRow(options: ThroughputOptions): Promise<ThroughputRo
     const sequence = context.getSequence();
     const prompt: number[] = [];
     const generated: number[] = [];
-    let salt = Math.floor(Math.random() * 1e6);
+    let salt = randomSalt();
     for (let repetition = -1; repetition < options.repetitions; repetition++) {
       options.onProgress?.({ label: `${name}, repetition ${repetition + 2}/${options.repetitions + 1}` });
       await sequence.clearHistory();

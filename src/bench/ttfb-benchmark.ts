@@ -2,6 +2,8 @@
 // interleaved (run 1 of every target, then run 2, ...) so a slow minute on the machine hits all rows alike,
 // the rows in a new random order each run (run-order.ts says why).
 // Failures are counted as an error rate and never enter the latency figures.
+
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { createArrivalClock } from "./arrival-clock.js";
 import type { BenchTarget, StreamObserver } from "./bench-target.js";
 import { decodeRate } from "./decode-rate.js";
@@ -13,7 +15,7 @@ import { runDeadline } from "./run-deadline.js";
 import { type RunOrder, runOrders } from "./run-order.js";
 import { type SampleSummary, summarize } from "./stats.js";
 import { type WarmUpRecord, warmUpTargets } from "./ttfb-warm-up.js";
-import { buildUniquePrompt, type SizedPrompt } from "./unique-prompts.js";
+import { buildUniquePrompt, randomSalt, type SizedPrompt } from "./unique-prompts.js";
 
 export interface TtfbOptions {
   promptTokens: number[];
@@ -264,7 +266,7 @@ export async function runTtfbBenchmark(
   const warmUpTotal = warmed.length * jitWarmUp;
   const total = warmUpTotal + measuredTotal;
   let done = 0;
-  let salt = Math.floor(Math.random() * 1e6);
+  let salt = randomSalt();
   const order = options.order ?? "shuffled";
   // A fixed order has no seed to record.
   const orderSeed = order === "fixed" ? null : (options.orderSeed ?? Math.floor(Math.random() * 2 ** 32));
@@ -273,6 +275,31 @@ export async function runTtfbBenchmark(
   let warmUp: WarmUpRecord | null = null;
   const connectionNotes: Record<string, string> = {};
   try {
+    // Every measured prompt is sized before anything runs. Sizing tokenizes each prompt several times with
+    // one row's own model (node-llama-cpp's, or tessera's without it): done just before a run, it left that
+    // row's tokenizer tables in the CPU's caches and every other row's cold, which made the row's tokenize
+    // stage up to 2.6× faster than the same code in `tessera serve`. Each prompt's sizing is synchronous
+    // native work, so the loop yields to the event loop after each one: signals, timers (the HTTP client's
+    // idle-connection limit among them) and the progress bar go on while thousands are sized.
+    // By the length's place in the list, not its value: a length listed twice gets new prompts twice.
+    const sized: SizedPrompt[][] = [];
+    const perLength = (warmupRuns + options.runs) * ready.length;
+    const sizingTotal = perLength * options.promptTokens.length;
+    for (const promptTokens of options.promptTokens) {
+      const prompts: SizedPrompt[] = [];
+      for (let count = 0; count < perLength; count++) {
+        options.signal?.throwIfAborted();
+        prompts.push(await buildUniquePrompt(promptTokens, salt++, options.countTokens));
+        const sizedSoFar = sized.length * perLength + prompts.length;
+        options.onProgress?.({
+          done,
+          total,
+          label: `sizing prompts ${sizedSoFar}/${sizingTotal} (not measured)`,
+        });
+        await nextTurn();
+      }
+      sized.push(prompts);
+    }
     if (warmed.length > 0) {
       const shortest = Math.min(...options.promptTokens);
       const maxTokens = Math.min(options.jitWarmUpMaxTokens ?? 4, options.maxTokens);
@@ -294,17 +321,8 @@ export async function runTtfbBenchmark(
       // A time limit or a stopped row leaves rounds unrun: the progress goes on from the warm-up's total.
       done = warmUpTotal;
     }
-    for (const promptTokens of options.promptTokens) {
-      // Every prompt of this length is sized before the first run. Sizing tokenizes each prompt several
-      // times with one row's own model (node-llama-cpp's, or tessera's without it): done just before a
-      // run, it left that row's tokenizer tables in the CPU's caches and every other row's cold, which
-      // made the row's tokenize stage up to 2.6× faster than the same code in `tessera serve`.
-      const prompts: SizedPrompt[] = [];
-      for (let count = 0; count < (warmupRuns + options.runs) * ready.length; count++) {
-        options.signal?.throwIfAborted();
-        prompts.push(await buildUniquePrompt(promptTokens, salt++, options.countTokens));
-        options.onProgress?.({ done, total, label: `sizing ${promptTokens}-token prompts (not measured)` });
-      }
+    for (const [place, promptTokens] of options.promptTokens.entries()) {
+      const prompts = sized[place]!;
       let next = 0;
       for (let run = -warmupRuns; run < options.runs; run++) {
         const places = nextOrder();

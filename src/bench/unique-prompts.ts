@@ -8,14 +8,19 @@ const words = (
 ).split(" ");
 
 /** `count` filler words, deterministic for a given salt. */
-function filler(count: number, salt: number): string {
+function filler(count: number, salt: number): string[] {
   const chosen: string[] = [];
   let state = (salt * 2654435761) >>> 0;
   for (let index = 0; index < count; index++) {
     state = (state * 1664525 + 1013904223) >>> 0;
     chosen.push(words[state % words.length]!);
   }
-  return chosen.join(" ");
+  return chosen;
+}
+
+/** A first salt for a run's prompts, at random among 36^6 (six base-36 digits). */
+export function randomSalt(): number {
+  return Math.floor(Math.random() * 36 ** 6);
 }
 
 export interface SizedPrompt {
@@ -37,25 +42,49 @@ export async function buildUniquePrompt(
   if (!Number.isInteger(targetTokens) || targetTokens < 8) {
     throw new RangeError(`Expected a prompt length of at least 8 tokens but received ${targetTokens}.`);
   }
-  const head = `Request ${salt.toString(36)}-${Date.now().toString(36)}. Continue the list:`;
-  const compose = (wordCount: number) => `${head} ${filler(wordCount, salt)}`;
+  // As short as it can be and still unique: "Request <salt>-<time>. Continue the list:" was 20 tokens on
+  // the tiny model's tokenizer by itself, so every "16-token" prompt came out 19-22 tokens long. Callers
+  // start their salts at random among 36^6 (randomSalt), so two runs against one long-lived server (a
+  // remote provider's prefix cache) practically never share one.
+  const head = `${salt.toString(36)}:`;
+  const compose = (wordCount: number, last?: string) => {
+    const chosen = filler(wordCount, salt);
+    if (last !== undefined) chosen[chosen.length - 1] = last;
+    return `${head} ${chosen.join(" ")}`;
+  };
   if (countTokens === undefined) {
     const wordCount = Math.max(1, targetTokens - 12);
     return { text: compose(wordCount), tokens: targetTokens, measured: false };
   }
-  let wordCount = Math.max(1, targetTokens - 12);
-  let best: SizedPrompt | undefined;
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const text = compose(wordCount);
+  let wordCount = Math.max(1, targetTokens - 6);
+  let best: SizedPrompt & { wordCount: number } = { text: "", tokens: 0, measured: true, wordCount };
+  const consider = async (count: number, last?: string) => {
+    const text = compose(count, last);
     const tokens = await countTokens(text);
-    if (best === undefined || Math.abs(tokens - targetTokens) < Math.abs(best.tokens - targetTokens)) {
-      best = { text, tokens, measured: true };
+    if (best.text === "" || Math.abs(tokens - targetTokens) < Math.abs(best.tokens - targetTokens)) {
+      best = { text, tokens, measured: true, wordCount: count };
     }
+    return tokens;
+  };
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const tokens = await consider(wordCount);
     if (tokens === targetTokens) break;
     const step = Math.round((targetTokens - tokens) * 0.8) || Math.sign(targetTokens - tokens);
     const next = Math.max(1, wordCount + step);
     if (next === wordCount) break;
     wordCount = next;
   }
-  return best!;
+  // A word of two tokens can make the count jump past the target: then another last word (the list's
+  // words are one to three tokens each) usually lands on it.
+  if (best.tokens !== targetTokens) {
+    const around = best.wordCount;
+    search: for (const count of [around, around - 1, around + 1]) {
+      if (count < 1) continue;
+      for (const last of words) {
+        if ((await consider(count, last)) === targetTokens) break search;
+      }
+    }
+  }
+  const { wordCount: _wordCount, ...prompt } = best;
+  return prompt;
 }

@@ -126,27 +126,6 @@ describe("serve's first-token timings", () => {
   }, 60_000);
 });
 
-describe("monotonicMs, the clock the benchmark and a server process share", () => {
-  it("puts another process's reading between this process's readings before and after it", async () => {
-    const { execFile } = await import("node:child_process");
-    const { promisify } = await import("node:util");
-    // The built module, as the CLI tests run dist/: the same code a `tessera serve` child runs.
-    const module = new URL("../../dist/backends/openai/served-first-token-timings.js", import.meta.url);
-    for (let round = 0; round < 3; round++) {
-      const before = monotonicMs();
-      const { stdout } = await promisify(execFile)(process.execPath, [
-        "--input-type=module",
-        "-e",
-        `const { monotonicMs } = await import(${JSON.stringify(module.href)}); console.log(monotonicMs());`,
-      ]);
-      const after = monotonicMs();
-      const child = Number(stdout.trim());
-      expect(child).toBeGreaterThan(before);
-      expect(child).toBeLessThan(after);
-    }
-  }, 60_000);
-});
-
 describe("the second-turn and concurrent rows", () => {
   const quiet = { firstByte() {}, content() {} };
 
