@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -208,6 +209,7 @@ Napi::Function AddonModel::Define(Napi::Env env) {
                          InstanceMethod("detokenize", &AddonModel::Detokenize),
                          InstanceMethod("tokenToPiece", &AddonModel::TokenToPiece),
                          InstanceMethod("longestPieceBytes", &AddonModel::LongestPieceBytes),
+                         InstanceMethod("specialTokens", &AddonModel::SpecialTokens),
                          InstanceMethod("hugePages", &AddonModel::HugePages),
                          InstanceMethod("getMetadata", &AddonModel::GetMetadata),
                          InstanceMethod("createContext", &AddonModel::CreateContext),
@@ -261,6 +263,35 @@ void AddonModel::attach(llama_model* model, int32_t longestPieceBytes, const Hug
 Napi::Value AddonModel::LongestPieceBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Napi::Number::New(env, requireLoaded(env).longestPieceBytes);
+}
+
+// The tokens llama.cpp splits a text at before tokenizing its pieces when special tokens are parsed (its
+// tokenizer_st_partition: control, user-defined and unknown tokens), each with its vocabulary text (not
+// its piece: the partition searches for the text) and attributes (lstrip / rstrip trim the whitespace
+// beside it). JavaScript repeats that split to tokenize a chat prompt piece by piece (prompt-pieces.ts).
+Napi::Value AddonModel::SpecialTokens(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ModelHandle& handle = requireLoaded(env);
+  constexpr uint32_t special = LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_USER_DEFINED | LLAMA_TOKEN_ATTR_UNKNOWN;
+  std::vector<llama_token> ids;
+  for (llama_token token = 0; token < handle.vocabSize; token++) {
+    if (static_cast<uint32_t>(llama_vocab_get_attr(handle.vocab, token)) & special) ids.push_back(token);
+  }
+  Napi::Int32Array tokenIds = Napi::Int32Array::New(env, ids.size());
+  Napi::Uint32Array attributes = Napi::Uint32Array::New(env, ids.size());
+  Napi::Array texts = Napi::Array::New(env, ids.size());
+  for (size_t index = 0; index < ids.size(); index++) {
+    tokenIds[index] = ids[index];
+    attributes[index] = static_cast<uint32_t>(llama_vocab_get_attr(handle.vocab, ids[index]));
+    const char* text = llama_vocab_get_text(handle.vocab, ids[index]);
+    const size_t length = text == nullptr ? 0 : std::strlen(text);
+    texts.Set(static_cast<uint32_t>(index), Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(text), length));
+  }
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("ids", tokenIds);
+  result.Set("attributes", attributes);
+  result.Set("texts", texts);
+  return result;
 }
 
 Napi::Value AddonModel::HugePages(const Napi::CallbackInfo& info) {

@@ -26,6 +26,7 @@ class AddonModel : public Napi::ObjectWrap<AddonModel> {
   Napi::Value Detokenize(const Napi::CallbackInfo& info);
   Napi::Value TokenToPiece(const Napi::CallbackInfo& info);
   Napi::Value LongestPieceBytes(const Napi::CallbackInfo& info);
+  Napi::Value SpecialTokens(const Napi::CallbackInfo& info);
   Napi::Value HugePages(const Napi::CallbackInfo& info);
   Napi::Value GetMetadata(const Napi::CallbackInfo& info);
   static Napi::Value metadataObject(Napi::Env env, const ModelHandle& handle);

@@ -113,6 +113,11 @@ export interface NativeModel {
   tokenToPiece(token: number, special: boolean): Uint8Array;
   /** The longest token's text in bytes (special tokens rendered), found at load; 0 when that scan failed. */
   longestPieceBytes(): number;
+  /**
+   * The tokens llama.cpp splits a text at when it parses special tokens (control, user-defined, unknown),
+   * in vocabulary order: ids, llama_token_attr bits, and each one's vocabulary text as UTF-8 bytes.
+   */
+  specialTokens(): { ids: Int32Array; attributes: Uint32Array; texts: Uint8Array[] };
   hugePages(): HugePageAdvice;
   getMetadata(): NativeModelMetadata;
   createContext(options: NativeContextOptions): Promise<NativeContext>;

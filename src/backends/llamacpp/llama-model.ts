@@ -22,6 +22,8 @@ import {
   checkString,
   rejectUnknownOptions,
 } from "./native-option-checks.js";
+import { PieceTokenizer } from "./piece-tokenizer.js";
+import { SpecialTokenSplit } from "./special-token-split.js";
 
 export interface LoadLlamaModelOptions {
   /**
@@ -174,6 +176,8 @@ export class LlamaModel implements AsyncDisposable {
   }
 
   #longestTokenBytes: number | undefined;
+  /** Built on the first chat prompt; null: whole texts are tokenized (promptPieceCounters). */
+  #pieces: PieceTokenizer | null | undefined;
 
   /**
    * The most UTF-8 bytes one token stands for (special tokens' text included), found by the native load
@@ -213,7 +217,34 @@ export class LlamaModel implements AsyncDisposable {
       options.addSpecial === undefined ? true : checkBoolean("addSpecial", options.addSpecial);
     const parseSpecial =
       options.parseSpecial === undefined ? false : checkBoolean("parseSpecial", options.parseSpecial);
+    // A chat prompt (special tokens parsed, none added) goes piece by piece, reusing the tokens of pieces
+    // seen before: the same tokens, and a conversation's earlier messages are not tokenized again.
+    if (parseSpecial && !addSpecial) {
+      const pieces = this.#pieceTokenizer();
+      if (pieces !== null) return pieces.tokenize(text);
+    }
     return this.#native.tokenize(text, addSpecial, parseSpecial);
+  }
+
+  /**
+   * How often a chat prompt's pieces (the text between its special tokens) were found among the recent
+   * ones rather than tokenized; null where the vocabulary's special tokens cannot be split on exactly as
+   * llama.cpp does, and whole texts are tokenized (special-token-split.ts).
+   */
+  get promptPieceCounters(): { hits: number; misses: number; keptPieces: number } | null {
+    this.#assertLoaded();
+    return this.#pieceTokenizer()?.counters ?? null;
+  }
+
+  #pieceTokenizer(): PieceTokenizer | null {
+    if (this.#pieces === undefined) {
+      const split = SpecialTokenSplit.of(this.#native.specialTokens());
+      this.#pieces =
+        split === null
+          ? null
+          : new PieceTokenizer(split, (piece) => this.#native.tokenize(piece, false, false));
+    }
+    return this.#pieces;
   }
 
   detokenize(
