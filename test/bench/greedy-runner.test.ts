@@ -2,10 +2,10 @@
 // valid JSON in each mode; through GreedyRunnerProcess it answers requests with one piece per token.
 // Skipped, with the reason, where g++ or the extracted llama.cpp headers are missing.
 import { execFileSync, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { prebuiltLibraryFolder } from "../../src/backends/llamacpp/native-addon.js";
 import { GreedyRunnerProcess, greedyRunnerBinary } from "../../src/bench/greedy-runner-process.js";
 import { resolveDefaultModel } from "../../src/gguf/default-model.js";
@@ -43,7 +43,10 @@ describe.skipIf(skipReason !== null)("the C++ greedy runner", () => {
   it("prints one JSON object per repetition in greedy mode and one with every sample in tg mode", async () => {
     const model = await resolveDefaultModel();
     const libraries = prebuiltLibraryFolder("")!;
-    const promptFile = join(tmpdir(), `greedy-runner-prompt-${process.pid}.txt`);
+    // In a folder of its own, removed afterwards: a file per run was left in the temporary folder.
+    const folder = mkdtempSync(join(tmpdir(), "greedy-runner-prompt-"));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const promptFile = join(folder, "prompt.txt");
     writeFileSync(promptFile, "The quick brown fox jumps over the lazy dog.");
     const common = ["--model", model, "--libs", libraries, "--threads", "1", "--context", "256"];
     const greedy = run([

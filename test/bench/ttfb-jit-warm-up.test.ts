@@ -151,7 +151,7 @@ describe("bench ttfb JIT warm-up", () => {
 
   it("counts only the warmed rows in the progress, and records no warm-up when no row runs JavaScript", async () => {
     const calls: Call[] = [];
-    const progress: Array<[number, number]> = [];
+    const progress: Array<[number, number, string]> = [];
     await runTtfbBenchmark(
       recordingTargets(["js", "cpp"], calls, new Set(), (name) => name === "js"),
       {
@@ -160,11 +160,17 @@ describe("bench ttfb JIT warm-up", () => {
         maxTokens: 2,
         warmupRuns: 0,
         jitWarmUp: 5,
-        onProgress: ({ done, total }) => progress.push([done, total]),
+        onProgress: ({ done, total, label }) => progress.push([done, total, label]),
       },
     );
-    // 5 warm-up generations of one row, then 2 runs of two rows: one step at a time.
-    expect(progress.map(([done]) => done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // First the 4 measured prompts are sized (no step done yet), then 5 warm-up generations of one row,
+    // then 2 runs of two rows: one step at a time.
+    const sizing = progress.filter(([, , label]) => label.startsWith("sizing prompts"));
+    expect(sizing.map(([done, , label]) => [done, label])).toEqual(
+      [1, 2, 3, 4].map((count) => [0, `sizing prompts ${count}/4 (not measured)`]),
+    );
+    expect(progress.slice(0, 4)).toEqual(sizing);
+    expect(progress.slice(4).map(([done]) => done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for (const [, total] of progress) expect(total).toBe(9);
 
     const none = await runTtfbBenchmark(
