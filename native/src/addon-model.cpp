@@ -268,7 +268,7 @@ Napi::Value AddonModel::LongestPieceBytes(const Napi::CallbackInfo& info) {
 // The tokens llama.cpp splits a text at before tokenizing its pieces when special tokens are parsed (its
 // tokenizer_st_partition: control, user-defined and unknown tokens), each with its vocabulary text (not
 // its piece: the partition searches for the text) and attributes (lstrip / rstrip trim the whitespace
-// beside it). JavaScript repeats that split to tokenize a chat prompt piece by piece (prompt-pieces.ts).
+// beside it). JavaScript repeats that split to tokenize a chat prompt piece by piece (special-token-split.ts, piece-tokenizer.ts).
 Napi::Value AddonModel::SpecialTokens(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelHandle& handle = requireLoaded(env);

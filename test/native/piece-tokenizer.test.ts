@@ -121,6 +121,51 @@ describe("piece-by-piece tokenization of chat prompts", () => {
     expect(split).toBeNull();
   });
 
+  it("splits a long text of thousands of special texts in one pass (it was quadratic: 5 s for 127 KB)", async () => {
+    const path = await resolveModel("tiny-bpe:q4_0");
+    const native = await loadNativeAddon().loadModel(path, { gpuLayers: 0, useMmap: true }).promise;
+    const model = await loadLlamaModel(path);
+    try {
+      // Every fragment after a cut used to search to the text's end for <|begin_of_text|>, which occurs
+      // once, at the start: 20,000 fragments × 640 KB. In one pass this takes milliseconds.
+      const text = `<|begin_of_text|>${"<|reserved_special_token_200|>a".repeat(20_000)}<|eot_id|>`;
+      const pieces = model.tokenize(text, { addSpecial: false, parseSpecial: true });
+      expect(pieces.length).toBe(40_002);
+      expect(Array.from(pieces)).toEqual(Array.from(native.tokenize(text, false, true)));
+    } finally {
+      model.dispose();
+      native.dispose();
+    }
+  }, 60_000);
+
+  it("keeps copies of pieces, not the prompts they were cut from", async () => {
+    // A kept slice of a prompt kept the whole prompt (V8 keeps a long slice as a view): requests sharing a
+    // long system prompt, each with its own question, grew the heap by 410 MB in 2,000 requests. Measured
+    // in a child with --expose-gc, so the heap is collected before each reading.
+    const script = `
+      const { loadLlamaModel } = await import(${JSON.stringify(new URL("../../dist/backends/llamacpp/llama-model.js", import.meta.url).href)});
+      const model = await loadLlamaModel(process.argv[1]);
+      const system = "Answer briefly 🙂. ".repeat(6_000);
+      const heap = () => { globalThis.gc(); return process.memoryUsage().heapUsed; };
+      const before = heap();
+      for (let request = 0; request < 400; request++)
+        model.tokenize(\`<s>\${system}</s><s>Question number \${request}, please?</s>\`, { addSpecial: false, parseSpecial: true });
+      console.log(JSON.stringify({ grown: heap() - before, counters: model.promptPieceCounters }));
+      model.dispose();`;
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--expose-gc", "--input-type=module", "-e", script, await resolveModel("tiny")],
+      { maxBuffer: 1 << 20 },
+    );
+    const { grown, counters } = JSON.parse(stdout.trim()) as { grown: number; counters: { misses: number } };
+    expect(counters.misses).toBeGreaterThanOrEqual(400);
+    // Each request's question is a piece of its own: kept as a slice, it kept its 216 KB prompt (two
+    // bytes per character): ~86 MB for 400 requests.
+    expect(grown).toBeLessThan(16 * 1024 * 1024);
+  }, 120_000);
+
   it("reuses a conversation's earlier pieces: the second turn tokenizes only what is new", async () => {
     const model = await loadLlamaModel(await resolveModel("tiny"));
     try {
@@ -171,6 +216,28 @@ describe("the special-token split itself", () => {
       texts: [encode("<a>"), encode("<a><b>"), encode("b")],
     })!;
     expect(split.split("x<a><b>b<a>")).toEqual([{ text: "x" }, { token: 8 }, { token: 9 }, { token: 7 }]);
+  });
+
+  it("keeps a leading byte-order mark of a special text, and cuts a lone surrogate's text as U+FFFD", () => {
+    const attributes = Uint32Array.from([8, 8]);
+    const split = SpecialTokenSplit.of({
+      ids: Int32Array.from([7, 8]),
+      attributes,
+      texts: [Uint8Array.from([0xef, 0xbb, 0xbf, ...encode("<x>")]), encode("<y>")],
+    })!;
+    // llama.cpp compares bytes: "<x>" alone is not the special text "\uFEFF<x>".
+    expect(split.split("a<x>b")).toEqual([{ text: "a<x>b" }]);
+    expect(split.split("a\uFEFF<x>b")).toEqual([{ text: "a" }, { token: 7 }, { text: "b" }]);
+    // N-API hands llama.cpp a lone surrogate as U+FFFD; the pieces say what was tokenized.
+    expect(split.split("<y>\ud800")).toEqual([{ token: 8 }, { text: "\ufffd" }]);
+    // A special text containing U+FFFD would meet the converted surrogates: declined.
+    expect(
+      SpecialTokenSplit.of({
+        ids: Int32Array.from([1]),
+        attributes: Uint32Array.from([8]),
+        texts: [encode("<\ufffd>")],
+      }),
+    ).toBeNull();
   });
 
   it("declines where llama.cpp's order is not known or a text is not UTF-8", () => {
