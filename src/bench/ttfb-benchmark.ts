@@ -112,6 +112,11 @@ export interface TtfbResult {
     /** The HTTP rows opened a new connection per request. */
     newConnections?: boolean;
     promptTokensMeasured: boolean;
+    /**
+     * The measured prompts' token counts as the sizing tokenizer counted them, per requested length (in
+     * the order listed): a length a tokenizer cannot hit exactly shows here. Absent when estimated.
+     */
+    promptTokenRanges?: Array<{ promptTokens: number; min: number; max: number }>;
     /** The rows' order within each run, and the seed of its shuffles (null for a fixed order). */
     order: RunOrder;
     orderSeed: number | null;
@@ -272,6 +277,7 @@ export async function runTtfbBenchmark(
   const orderSeed = order === "fixed" ? null : (options.orderSeed ?? Math.floor(Math.random() * 2 ** 32));
   const nextOrder = runOrders(ready.length, order, orderSeed ?? 0);
   let promptTokensMeasured = options.countTokens !== undefined;
+  const promptTokenRanges: Array<{ promptTokens: number; min: number; max: number }> = [];
   let warmUp: WarmUpRecord | null = null;
   const connectionNotes: Record<string, string> = {};
   try {
@@ -299,6 +305,10 @@ export async function runTtfbBenchmark(
         await nextTurn();
       }
       sized.push(prompts);
+      if (prompts.length > 0 && prompts.every((prompt) => prompt.measured)) {
+        const counts = prompts.map((prompt) => prompt.tokens);
+        promptTokenRanges.push({ promptTokens, min: Math.min(...counts), max: Math.max(...counts) });
+      }
     }
     if (warmed.length > 0) {
       const shortest = Math.min(...options.promptTokens);
@@ -392,6 +402,7 @@ export async function runTtfbBenchmark(
       connectionNotes,
       newConnections: options.newConnections === true,
       promptTokensMeasured,
+      ...(promptTokensMeasured && promptTokenRanges.length > 0 && { promptTokenRanges }),
       order,
       orderSeed,
     },

@@ -71,10 +71,18 @@ export function ttfbMarkdown(result: TtfbResult): string {
   );
   return (
     `Time to first byte / first token, ${warmed}${settings.runs} runs per row after ${settings.warmupRuns} warm-up runs per length, ` +
-    `${settings.maxTokens} generated tokens, unique prompts${settings.newConnections === true ? ", every HTTP request on a new connection (--new-connections)" : ""}${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
+    `${settings.maxTokens} generated tokens, unique prompts${promptSizes(settings)}${settings.newConnections === true ? ", every HTTP request on a new connection (--new-connections)" : ""}${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
     `${settings.order === "shuffled" ? `rows in a new random order each run (--order-seed ${settings.orderSeed})` : "rows in the listed order"}; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}${failedRunsMarkdown(result)}${connectionNotesMarkdown(result)}`
   );
+}
+
+/** " of 16 / 255-257 / 1024 tokens as sized": what the sizing tokenizer counted, where it was recorded. */
+function promptSizes(settings: TtfbResult["settings"]): string {
+  const ranges = settings.promptTokenRanges;
+  if (ranges === undefined || ranges.length === 0) return "";
+  const sizes = ranges.map(({ min, max }) => (min === max ? `${min}` : `${min}-${max}`));
+  return ` of ${sizes.join(" / ")} tokens as sized`;
 }
 
 /** "N JIT warm-up generations on each row that runs JavaScript here (…) first" for the header line. */

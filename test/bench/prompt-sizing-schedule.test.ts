@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { BenchTarget } from "../../src/bench/bench-target.js";
 import { runTtfbBenchmark } from "../../src/bench/ttfb-benchmark.js";
+import { ttfbMarkdown } from "../../src/bench/ttfb-report.js";
 
 function recorders(events: string[], prompts: string[]): BenchTarget[] {
   return ["a", "b", "c"].map((name) => ({
@@ -58,6 +59,38 @@ describe("bench ttfb's prompt sizing", () => {
     expect(lengths.slice(runsPerLength, 2 * runsPerLength).every((length) => length === 40)).toBe(true);
     expect(lengths.slice(2 * runsPerLength).every((length) => length === 16)).toBe(true);
     expect(result.settings.promptTokensMeasured).toBe(true);
+    // What the sizing counted is recorded per length and said in the report's first line.
+    expect(result.settings.promptTokenRanges).toEqual([
+      { promptTokens: 16, min: 16, max: 16 },
+      { promptTokens: 40, min: 40, max: 40 },
+      { promptTokens: 16, min: 16, max: 16 },
+    ]);
+    expect(ttfbMarkdown(result).split("\n")[0]).toContain("unique prompts of 16 / 40 / 16 tokens as sized");
+  });
+
+  it("records the range a tokenizer could not hit exactly, and nothing for estimated lengths", async () => {
+    // Every word is two tokens: an odd count can only be missed by one.
+    const countTokens = async (text: string) => 2 * text.split(" ").length;
+    const result = await runTtfbBenchmark(recorders([], []), {
+      promptTokens: [17],
+      runs: 3,
+      warmupRuns: 0,
+      maxTokens: 1,
+      countTokens,
+    });
+    const [range] = result.settings.promptTokenRanges!;
+    expect(range!.promptTokens).toBe(17);
+    expect([16, 18]).toContain(range!.min);
+    expect([16, 18]).toContain(range!.max);
+    expect(ttfbMarkdown(result)).toMatch(/unique prompts of 1[68](-18)? tokens as sized/);
+    const estimated = await runTtfbBenchmark(recorders([], []), {
+      promptTokens: [17],
+      runs: 1,
+      warmupRuns: 0,
+      maxTokens: 1,
+    });
+    expect(estimated.settings.promptTokenRanges).toBeUndefined();
+    expect(ttfbMarkdown(estimated)).toContain("unique prompts (lengths estimated)");
   });
 
   it("lets timers run and an abort stop it while it sizes, before any run", async () => {
