@@ -77,12 +77,12 @@ export function ttfbMarkdown(result: TtfbResult): string {
   );
 }
 
-/** " of 16 / 255-257 / 1024 tokens as sized": what the sizing tokenizer counted, where it was recorded. */
+/** " of 16 / 255-257 / 1024 tokens as sized (…)": what the sizing tokenizer counted, where recorded. */
 function promptSizes(settings: TtfbResult["settings"]): string {
   const ranges = settings.promptTokenRanges;
   if (ranges === undefined || ranges.length === 0) return "";
   const sizes = ranges.map(({ min, max }) => (min === max ? `${min}` : `${min}-${max}`));
-  return ` of ${sizes.join(" / ")} tokens as sized`;
+  return ` of ${sizes.join(" / ")} tokens as sized (the text's own, without BOS or a chat template)`;
 }
 
 /** "N JIT warm-up generations on each row that runs JavaScript here (…) first" for the header line. */

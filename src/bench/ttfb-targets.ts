@@ -80,7 +80,10 @@ function tesseraInProcess(options: TtfbTargetOptions, secondTurn = false): Bench
       });
     },
     dispose: (backend) => (backend as LlamaCppBackend).dispose(),
-    countTokens: async (backend, text) => (backend as LlamaCppBackend).model.tokenize(text).length,
+    // The text's own tokens, without BOS, as node-llama-cpp's row counts them: a prompt's length is the
+    // same whichever row sizes it.
+    countTokens: async (backend, text) =>
+      (backend as LlamaCppBackend).model.tokenize(text, { addSpecial: false }).length,
     modelOptions: { ignoreEos: true } as never,
   });
 }

@@ -142,7 +142,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
   const countTokens = counter?.countTokens
     ? (text: string) => counter.countTokens!(text)
     : tokenizer !== null
-      ? async (text: string) => tokenizer.tokenize(text).length
+      ? async (text: string) => tokenizer.tokenize(text, { addSpecial: false }).length
       : undefined;
   const bar = delayedProgressBar(" ttfb {bar} {value}/{total} runs | {label}", {
     enabled: flags.json !== true,
