@@ -305,8 +305,10 @@ export async function runTtfbBenchmark(
         await nextTurn();
       }
       sized.push(prompts);
-      if (prompts.length > 0 && prompts.every((prompt) => prompt.measured)) {
-        const counts = prompts.map((prompt) => prompt.tokens);
+      // The measured runs' prompts: the warm-up runs' come first.
+      const measuredPrompts = prompts.slice(warmupRuns * ready.length);
+      if (measuredPrompts.length > 0 && measuredPrompts.every((prompt) => prompt.measured)) {
+        const counts = measuredPrompts.map((prompt) => prompt.tokens);
         promptTokenRanges.push({ promptTokens, min: Math.min(...counts), max: Math.max(...counts) });
       }
     }

@@ -22,7 +22,7 @@ const pair = formatMedianP90;
 const decodePair = (summary: SampleSummary, succeeded: number, decimals = 1) =>
   summary.count === 0 && succeeded > 0 ? "n/a" : pair(summary, decimals);
 
-export function ttfbMarkdown(result: TtfbResult): string {
+export function ttfbMarkdown(result: TtfbResult & { model?: string | undefined }): string {
   const table = markdownTable(
     [
       { title: "target" },
@@ -71,18 +71,23 @@ export function ttfbMarkdown(result: TtfbResult): string {
   );
   return (
     `Time to first byte / first token, ${warmed}${settings.runs} runs per row after ${settings.warmupRuns} warm-up runs per length, ` +
-    `${settings.maxTokens} generated tokens, unique prompts${promptSizes(settings)}${settings.newConnections === true ? ", every HTTP request on a new connection (--new-connections)" : ""}${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
+    `${settings.maxTokens} generated tokens, unique prompts${promptSizes(result)}${settings.newConnections === true ? ", every HTTP request on a new connection (--new-connections)" : ""}${settings.promptTokensMeasured ? "" : " (lengths estimated)"}, ` +
     `${settings.order === "shuffled" ? `rows in a new random order each run (--order-seed ${settings.orderSeed})` : "rows in the listed order"}; ` +
     `${result.createdAt.slice(0, 16).replace("T", " ")} UTC on ${describeMachine(result.machine)}.${stopped.join("")}\n\n${table}${failedRunsMarkdown(result)}${connectionNotesMarkdown(result)}`
   );
 }
 
-/** " of 16 / 255-257 / 1024 tokens as sized (…)": what the sizing tokenizer counted, where recorded. */
-function promptSizes(settings: TtfbResult["settings"]): string {
-  const ranges = settings.promptTokenRanges;
+/**
+ * " of 16 / 255-257 / 1024 tokens as <model>'s tokenizer sized them (…)": what the sizing tokenizer
+ * counted, where recorded. A remote provider's own tokenizer may count the same text differently.
+ */
+function promptSizes(result: TtfbResult & { model?: string | undefined }): string {
+  const ranges = result.settings.promptTokenRanges;
+  const tokenizer =
+    result.model === undefined ? "the local model's tokenizer" : `${result.model}'s tokenizer`;
   if (ranges === undefined || ranges.length === 0) return "";
   const sizes = ranges.map(({ min, max }) => (min === max ? `${min}` : `${min}-${max}`));
-  return ` of ${sizes.join(" / ")} tokens as sized (the text's own, without BOS or a chat template)`;
+  return ` of ${sizes.join(" / ")} tokens as ${tokenizer} sized them (the text's own, without BOS or a chat template)`;
 }
 
 /** "N JIT warm-up generations on each row that runs JavaScript here (…) first" for the header line. */

@@ -66,12 +66,23 @@ export async function buildUniquePrompt(
     }
     return tokens;
   };
-  for (let attempt = 0; attempt < 8; attempt++) {
+  // A bracketed secant search over the word count: each step moves by the missing tokens over the tokens
+  // per word seen so far, inside the counts known to be too short and too long. A fixed step of about one
+  // word per token swung between 1 and 400 words on a character vocabulary (six tokens a word), ran out
+  // of attempts, and sized "256-token" prompts at 22 tokens.
+  let tooShort = 0;
+  let tooLong = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < 16; attempt++) {
     const tokens = await consider(wordCount);
     if (tokens === targetTokens) break;
-    const step = Math.round((targetTokens - tokens) * 0.8) || Math.sign(targetTokens - tokens);
-    const next = Math.max(1, wordCount + step);
-    if (next === wordCount) break;
+    if (tokens < targetTokens) tooShort = Math.max(tooShort, wordCount);
+    else tooLong = Math.min(tooLong, wordCount);
+    const perWord = Math.max(0.5, tokens / wordCount);
+    let next =
+      wordCount + (Math.round((targetTokens - tokens) / perWord) || Math.sign(targetTokens - tokens));
+    if (next <= tooShort) next = tooShort + 1;
+    if (next >= tooLong) next = tooLong - 1;
+    if (next <= tooShort || next >= tooLong || next < 1) break;
     wordCount = next;
   }
   // A word of two tokens can make the count jump past the target: then another last word (the list's

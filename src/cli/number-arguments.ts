@@ -41,5 +41,12 @@ export function numberArgument(
 
 export function listOfIntegers(minimum: number) {
   const one = integerArgument(minimum);
-  return (text: string): number[] => text.split(",").map((part) => one(part.trim()));
+  return (text: string): number[] => {
+    const values = text.split(",").map((part) => one(part.trim()));
+    // A value listed twice would run twice and be reported as one row with both sets of runs.
+    const repeated = values.find((value, index) => values.indexOf(value) !== index);
+    if (repeated !== undefined)
+      throw new InvalidArgumentError(`${repeated} is listed twice; list each value once.`);
+    return values;
+  };
 }

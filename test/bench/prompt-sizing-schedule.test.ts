@@ -65,7 +65,9 @@ describe("bench ttfb's prompt sizing", () => {
       { promptTokens: 40, min: 40, max: 40 },
       { promptTokens: 16, min: 16, max: 16 },
     ]);
-    expect(ttfbMarkdown(result).split("\n")[0]).toContain("unique prompts of 16 / 40 / 16 tokens as sized");
+    expect(ttfbMarkdown(result).split("\n")[0]).toContain(
+      "unique prompts of 16 / 40 / 16 tokens as the local model's tokenizer sized them (the text's own, without BOS or a chat template)",
+    );
   });
 
   it("records the range a tokenizer could not hit exactly, and nothing for estimated lengths", async () => {
@@ -82,7 +84,9 @@ describe("bench ttfb's prompt sizing", () => {
     expect(range!.promptTokens).toBe(17);
     expect([16, 18]).toContain(range!.min);
     expect([16, 18]).toContain(range!.max);
-    expect(ttfbMarkdown(result)).toMatch(/unique prompts of 1[68](-18)? tokens as sized/);
+    expect(ttfbMarkdown(result)).toMatch(
+      /unique prompts of 1[68](-18)? tokens as the local model's tokenizer sized them/,
+    );
     const estimated = await runTtfbBenchmark(recorders([], []), {
       promptTokens: [17],
       runs: 1,

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LlamaModel, loadLlamaModel } from "../../src/backends/llamacpp/llama-model.js";
 import { buildUniquePrompt, randomSalt } from "../../src/bench/unique-prompts.js";
-import { resolveDefaultModel } from "../../src/gguf/default-model.js";
+import { resolveDefaultModel, resolveModel } from "../../src/gguf/default-model.js";
 
 let model: LlamaModel;
 
@@ -17,6 +17,24 @@ afterAll(async () => {
 });
 
 describe("unique prompts on the default model's tokenizer", () => {
+  it("come close to a long length on a character vocabulary, six tokens a word", async () => {
+    // A fixed step of about one word per token swung between 1 and 400 words there and settled on 22
+    // tokens for "256".
+    const characters = await loadLlamaModel(await resolveModel("tiny-text"));
+    try {
+      const countTokens = async (text: string) => characters.tokenize(text, { addSpecial: false }).length;
+      let salt = randomSalt();
+      for (const length of [64, 256, 1024]) {
+        for (let index = 0; index < 5; index++) {
+          const prompt = await buildUniquePrompt(length, salt++, countTokens);
+          expect(Math.abs(prompt.tokens - length), `${length}: ${prompt.tokens}`).toBeLessThanOrEqual(3);
+        }
+      }
+    } finally {
+      characters.dispose();
+    }
+  }, 60_000);
+
   it("come out at the requested length, 16 tokens included, each with its own start", async () => {
     const countTokens = async (text: string) => model.tokenize(text).length;
     for (const length of [16, 256]) {

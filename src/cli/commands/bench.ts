@@ -9,6 +9,7 @@ import { killBenchChildrenOnInterrupt } from "../../bench/bench-children.js";
 import { type FlashAttention, flashAttentionNote } from "../../bench/flash-attention-setting.js";
 import { describeMachine } from "../../bench/machine-info.js";
 import { hugePagesNote } from "../../bench/peer-binaries.js";
+import { promptTokenCounter } from "../../bench/prompt-token-counter.js";
 import { remoteSpecs } from "../../bench/remote-targets.js";
 import type { RunOrder } from "../../bench/run-order.js";
 import { runTtfbBenchmark } from "../../bench/ttfb-benchmark.js";
@@ -129,21 +130,20 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     flashAttention: flags.flashAttn,
     newConnections: flags.newConnections === true,
   });
-  const counter =
-    targets.find((target) => target.name.startsWith("node-llama-cpp")) ??
-    targets.find((target) => target.countTokens);
   // Server rows alone bring no tokenizer: the model's own, loaded here, sizes the prompts as the servers
   // count them. Estimated from characters, a "1024-token" prompt came out ~1,480 tokens on the tiny model
   // and overflowed every server's context.
-  const tokenizer =
-    counter === undefined && rows.some((row) => row !== "http-floor")
-      ? await loadLlamaModel(modelPath)
-      : null;
-  const countTokens = counter?.countTokens
-    ? (text: string) => counter.countTokens!(text)
-    : tokenizer !== null
-      ? async (text: string) => tokenizer.tokenize(text, { addSpecial: false }).length
-      : undefined;
+  const own: { tokenizer: Awaited<ReturnType<typeof loadLlamaModel>> | null } = { tokenizer: null };
+  const countTokens = promptTokenCounter(
+    targets,
+    rows.some((row) => row !== "http-floor")
+      ? async () => {
+          const tokenizer = await loadLlamaModel(modelPath);
+          own.tokenizer = tokenizer;
+          return (text) => tokenizer.tokenize(text, { addSpecial: false }).length;
+        }
+      : null,
+  );
   const bar = delayedProgressBar(" ttfb {bar} {value}/{total} runs | {label}", {
     enabled: flags.json !== true,
   });
@@ -167,7 +167,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     );
   } finally {
     bar.stop();
-    await tokenizer?.dispose();
+    await own.tokenizer?.dispose();
   }
   const withModel = {
     ...result,
@@ -193,7 +193,7 @@ async function ttfb(flags: TtfbFlags): Promise<void> {
     out: flags.out,
     name: "ttfb",
     result: withModel,
-    markdown: `${ttfbMarkdown(result)}\n\n${rowWork}\n${comparisons === "" ? "" : `\n${comparisons}\n`}${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). ${flashAttentionNote(flags.flashAttn)} ${hugePagesNote} Command: \`${withModel.command}\`\n`,
+    markdown: `${ttfbMarkdown(withModel)}\n\n${rowWork}\n${comparisons === "" ? "" : `\n${comparisons}\n`}${stages === "" ? "" : `\n${stages}\n`}\nModel \`${withModel.model}\`, ${flags.threads} thread(s). ${flashAttentionNote(flags.flashAttn)} ${hugePagesNote} Command: \`${withModel.command}\`\n`,
     chart: ttfbChart(result),
     json: flags.json === true,
   });
