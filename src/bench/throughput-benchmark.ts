@@ -174,7 +174,9 @@ async function interleavedRows(
   }
   let salt = randomSalt();
   const countTokens = async (text: string) =>
-    backend === undefined ? Math.round(text.length / 4) : backend.model.tokenize(text).length;
+    backend === undefined
+      ? Math.round(text.length / 4)
+      : backend.model.tokenize(text, { addSpecial: false }).length;
   try {
     // One unmeasured repetition first: page-in of the weights, first allocations.
     for (let repetition = -1; repetition < options.repetitions; repetition++) {

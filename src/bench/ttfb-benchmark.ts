@@ -305,12 +305,11 @@ export async function runTtfbBenchmark(
         await nextTurn();
       }
       sized.push(prompts);
+      promptTokensMeasured &&= prompts.every((prompt) => prompt.measured);
       // The measured runs' prompts: the warm-up runs' come first.
-      const measuredPrompts = prompts.slice(warmupRuns * ready.length);
-      if (measuredPrompts.length > 0 && measuredPrompts.every((prompt) => prompt.measured)) {
-        const counts = measuredPrompts.map((prompt) => prompt.tokens);
+      const counts = prompts.slice(warmupRuns * ready.length).map((prompt) => prompt.tokens);
+      if (promptTokensMeasured && counts.length > 0)
         promptTokenRanges.push({ promptTokens, min: Math.min(...counts), max: Math.max(...counts) });
-      }
     }
     if (warmed.length > 0) {
       const shortest = Math.min(...options.promptTokens);
@@ -342,7 +341,6 @@ export async function runTtfbBenchmark(
           const target = ready[index]!;
           options.signal?.throwIfAborted();
           const prompt = prompts[next++]!;
-          promptTokensMeasured &&= prompt.measured;
           const measured = await measureOnce(
             target,
             prompt.text,
@@ -404,7 +402,7 @@ export async function runTtfbBenchmark(
       connectionNotes,
       newConnections: options.newConnections === true,
       promptTokensMeasured,
-      ...(promptTokensMeasured && promptTokenRanges.length > 0 && { promptTokenRanges }),
+      ...(promptTokenRanges.length > 0 && { promptTokenRanges }),
       order,
       orderSeed,
     },

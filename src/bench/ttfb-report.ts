@@ -83,9 +83,9 @@ export function ttfbMarkdown(result: TtfbResult & { model?: string | undefined }
  */
 function promptSizes(result: TtfbResult & { model?: string | undefined }): string {
   const ranges = result.settings.promptTokenRanges;
+  if (ranges === undefined || ranges.length === 0) return "";
   const tokenizer =
     result.model === undefined ? "the local model's tokenizer" : `${result.model}'s tokenizer`;
-  if (ranges === undefined || ranges.length === 0) return "";
   const sizes = ranges.map(({ min, max }) => (min === max ? `${min}` : `${min}-${max}`));
   return ` of ${sizes.join(" / ")} tokens as ${tokenizer} sized them (the text's own, without BOS or a chat template)`;
 }

@@ -31,8 +31,9 @@ export interface SizedPrompt {
 }
 
 /**
- * A prompt of about `targetTokens` tokens starting with a unique salt. With a tokenizer the word count is
- * adjusted until the count matches (filler words are about one token each); without one it is estimated.
+ * A prompt of about `targetTokens` tokens starting with a unique salt. With a tokenizer (`countTokens`:
+ * the text's own tokens, without BOS, as every caller counts them) the word count is searched until the
+ * count matches; without one it is estimated.
  */
 export async function buildUniquePrompt(
   targetTokens: number,
@@ -52,11 +53,9 @@ export async function buildUniquePrompt(
     if (last !== undefined) chosen[chosen.length - 1] = last;
     return `${head} ${chosen.join(" ")}`;
   };
-  if (countTokens === undefined) {
-    const wordCount = Math.max(1, targetTokens - 12);
-    return { text: compose(wordCount), tokens: targetTokens, measured: false };
-  }
+  // The head is a few tokens; the rest about a token a word on most vocabularies.
   let wordCount = Math.max(1, targetTokens - 6);
+  if (countTokens === undefined) return { text: compose(wordCount), tokens: targetTokens, measured: false };
   let best: SizedPrompt & { wordCount: number } = { text: "", tokens: 0, measured: true, wordCount };
   const consider = async (count: number, last?: string) => {
     const text = compose(count, last);
@@ -82,7 +81,7 @@ export async function buildUniquePrompt(
       wordCount + (Math.round((targetTokens - tokens) / perWord) || Math.sign(targetTokens - tokens));
     if (next <= tooShort) next = tooShort + 1;
     if (next >= tooLong) next = tooLong - 1;
-    if (next <= tooShort || next >= tooLong || next < 1) break;
+    if (next <= tooShort || next >= tooLong) break;
     wordCount = next;
   }
   // A word of two tokens can make the count jump past the target: then another last word (the list's

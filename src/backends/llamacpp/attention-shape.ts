@@ -30,9 +30,12 @@ export function readAttentionShape(width: number, read: (key: string) => number 
   };
 }
 
-/** readAttentionShape over the addon's metadata (values rendered as text). */
+/** A reader of the model's `<architecture>.<key>` values (rendered as text) as positive numbers. */
+export function architectureNumbers(metadata: NativeModelMetadata): (key: string) => number | undefined {
+  return (key) => metadataPositiveNumber(metadata.values[`${metadata.architecture}.${key}`]);
+}
+
+/** readAttentionShape over the addon's metadata. */
 export function attentionShape(metadata: NativeModelMetadata): AttentionShape {
-  return readAttentionShape(metadata.embeddingSize, (key) =>
-    metadataPositiveNumber(metadata.values[`${metadata.architecture}.${key}`]),
-  );
+  return readAttentionShape(metadata.embeddingSize, architectureNumbers(metadata));
 }

@@ -8,8 +8,7 @@
 // model (128 wide) 768 tokens in 0.90×; the Llama 3.2 1B shape (2,048 wide, 32 heads, Q4_0) was within
 // noise either way (1.04× at 512 tokens, 0.96× at 1,024).
 import type { NativeModelMetadata } from "./addon-types.js";
-import { attentionShape } from "./attention-shape.js";
-import { metadataPositiveNumber } from "./metadata-positive-number.js";
+import { architectureNumbers, attentionShape } from "./attention-shape.js";
 
 /** The step that attention-bound shapes get: llama.cpp pads the cells attended to to multiples of 256. */
 export const attentionBoundPrefillChunk = 256;
@@ -26,8 +25,8 @@ export const referenceAttendedCells = 1024;
  * Scores one token writes per layer at the reference length, over the weights one layer multiplies it
  * by, above which a shape counts as attention-bound. Measured faster in steps of 256: tiny (0.067),
  * tiny-text (0.019). Measured level: the 1B shape (0.00054). Real small models sit near the latter
- * (computed from their published shapes: SmolLM-135M 0.0026, Qwen2.5-0.5B 0.00096), and the bound keeps them, unmeasured, on whole
- * micro-batches as before.
+ * (computed, not measured, from their published shapes: SmolLM-135M 0.0026, Qwen2.5-0.5B 0.00096), and
+ * the bound keeps them on whole micro-batches as before.
  */
 export const attentionBoundRatio = 0.005;
 
@@ -48,10 +47,9 @@ export function cpuPrefillChunkSize(
 
 /** referenceAttendedCells × heads over the weights of one layer (attention and feed-forward), or undefined. */
 export function attentionScoreRatio(metadata: NativeModelMetadata): number | undefined {
-  const value = (key: string) => metadataPositiveNumber(metadata.values[`${metadata.architecture}.${key}`]);
   const width = metadata.embeddingSize;
   const { heads, kvHeads, keyLength, valueLength } = attentionShape(metadata);
-  const feedForward = feedForwardWeights(width, value);
+  const feedForward = feedForwardWeights(width, architectureNumbers(metadata));
   if (
     heads === undefined ||
     kvHeads === undefined ||
