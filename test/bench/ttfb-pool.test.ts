@@ -12,7 +12,7 @@ const folder = mkdtempSync(join(tmpdir(), "tessera-ttfb-pool-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** A result whose row "a" takes `ratios[i]` × row "b"'s 10 ms in run i, at 16 tokens. */
-function result(name: string, ratios: number[]): string {
+function result(name: string, ratios: number[], model = "tiny-f32.gguf"): string {
   const runs = ratios.flatMap((ratio, run) => [
     { target: "a", promptTokens: 16, run, position: 0, ok: true, firstContentMs: 10 * ratio },
     { target: "b", promptTokens: 16, run, position: 1, ok: true, firstContentMs: 10 },
@@ -25,6 +25,7 @@ function result(name: string, ratios: number[]): string {
     join(path, "ttfb.json"),
     JSON.stringify({
       benchmark: "ttfb",
+      model,
       settings: {},
       runs,
       comparisons: [{ target: "a", reference: "b", promptTokens: 16 }],
@@ -63,5 +64,26 @@ describe("ttfb-pool.mjs", () => {
     const other = join(folder, "other.json");
     writeFileSync(other, JSON.stringify({ benchmark: "throughput" }));
     expect(pool([other]).stderr).toBe(`ttfb-pool: ${other} is not a bench ttfb result`);
+    expect(pool(["--help"]).stderr).toBe(
+      "ttfb-pool: give one or more bench ttfb result folders (or ttfb.json files)",
+    );
+  });
+
+  it("refuses a result given twice, runs of different setups, and results with nothing to pool", () => {
+    const once = result("once", [1, 1]);
+    const twice = pool([once, join(once, "ttfb.json")]);
+    expect(twice.status).toBe(1);
+    expect(twice.stderr).toContain("is given twice; give each result once");
+    const other = result("other-model", [1, 1], "tiny-text.gguf");
+    expect(pool([once, other]).stderr).toContain(
+      'has model "tiny-text.gguf" where ' +
+        join(once, "ttfb.json") +
+        ' has "tiny-f32.gguf": pool runs of one setup only',
+    );
+    const empty = join(folder, "empty.json");
+    writeFileSync(empty, JSON.stringify({ benchmark: "ttfb", settings: {}, runs: [] }));
+    expect(pool([empty]).stderr).toBe(
+      "ttfb-pool: no run of these results pairs a row with its reference: nothing to pool",
+    );
   });
 });
